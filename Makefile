@@ -1,0 +1,37 @@
+# Two entry points on a fresh machine: `make demo` and `make test`.
+# Both create or refresh .venv; the stamp makes a second run quick when nothing changed.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: venv demo test lint bench clean-store
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	# CPU torch first (a local file); anything that depends on torch must not pull a CUDA build.
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -c "import torch"
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -c "import fintrade_tui, fintrade_tui.screens, duckdb, ixbrlparse"
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: venv
+	$(BIN)/fintrade-tui ingest
+	$(BIN)/fintrade-tui snapshot AAPL --as-of 2024-11-01
+
+lint: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: lint
+	$(BIN)/pytest
+
+bench: venv
+	$(BIN)/python benchmarks/bench_store.py
+
+clean-store:
+	rm -f data/fintrade.duckdb

@@ -1,0 +1,97 @@
+"""Configuration room: load and validate config.yaml (pydantic), apply env/CLI overrides."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from fintrade_tui.errors import UserError
+
+DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "config.yaml"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class PricesConfig(_Strict):
+    source_priority: list[str] = ["fintradebench", "prices-2020", "prices-yahoo"]
+    ratio_tolerance: float = Field(0.01, gt=0, lt=1)
+    min_agreement: float = Field(0.98, gt=0, le=1)
+
+
+class FundamentalsConfig(_Strict):
+    estimated_lag_days: int = Field(90, ge=0)
+
+
+class PullConfig(_Strict):
+    user_agent: str = "fintrade-tui research contact@example.com"
+    requests_per_second: float = Field(8, gt=0, le=10)
+
+
+class Config(_Strict):
+    bundle: Path = Path("../shared/data")
+    store: Path = Path("data/fintrade.duckdb")
+    prices: PricesConfig = PricesConfig()
+    fundamentals: FundamentalsConfig = FundamentalsConfig()
+    pull: PullConfig = PullConfig()
+    source_file: Path | None = Field(default=None, exclude=True)
+
+    def check_bundle(self) -> Path:
+        """The bundle folder, or a one-line error naming the setting to change."""
+        if not self.bundle.is_dir():
+            raise UserError(
+                f"bundle path {self.bundle}",
+                "does not exist or is not a folder",
+                "set `bundle:` in config.yaml, FINTRADE_BUNDLE, or --bundle",
+            )
+        return self.bundle
+
+
+def _describe(err: ValidationError, path: Path) -> UserError:
+    first = err.errors()[0]
+    key = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    if first["type"] == "extra_forbidden":
+        return UserError(f"{path}", f"unknown key `{key}`", "remove it or check its spelling")
+    return UserError(f"{path}: key `{key}`", first["msg"], f"correct the value of `{key}`")
+
+
+def load_config(path: Path | str | None = None, bundle: Path | str | None = None) -> Config:
+    """Load config.yaml; `FINTRADE_CONFIG` picks the file, `FINTRADE_BUNDLE`/`bundle` the data."""
+    path = Path(path or os.environ.get("FINTRADE_CONFIG") or DEFAULT_CONFIG).expanduser()
+    if not path.is_file():
+        raise UserError(str(path), "config file not found", "check FINTRADE_CONFIG or the path")
+    try:
+        raw: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark else ""
+        raise UserError(f"{path}{line}", "is not valid YAML", "fix the syntax there") from None
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise UserError(str(path), "must be a mapping of keys", "see the shipped config.yaml")
+    try:
+        cfg = Config.model_validate(raw)
+    except ValidationError as exc:
+        raise _describe(exc, path) from None
+    base = path.resolve().parent
+    bundle_override = bundle or os.environ.get("FINTRADE_BUNDLE")
+    # an override from the command line or env is relative to the working directory
+    cfg.bundle = (
+        Path(bundle_override).expanduser().resolve()
+        if bundle_override
+        else _resolve(base, cfg.bundle)
+    )
+    cfg.store = _resolve(base, cfg.store)
+    cfg.source_file = path
+    return cfg
+
+
+def _resolve(base: Path, p: Path) -> Path:
+    p = p.expanduser()
+    return p if p.is_absolute() else (base / p).resolve()

@@ -1,0 +1,111 @@
+"""Filing ingest room: 10-K/10-Q inline-XBRL files -> filing records and their numeric facts.
+
+Layout: `fintradebench/filings/<TICKER>/<form>_<filed YYYY-MM-DD>_<accession>.htm`; the filed
+date comes from the name (XBRL does not carry it). Facts keep `scale` and `sign` applied by
+ixbrlparse; a fact with segments is dimensional, one without is a company total.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from fintrade_tui.errors import UserError
+
+NAME = re.compile(r"^(10-K|10-Q)_(\d{4}-\d{2}-\d{2})_(\d{10}-\d{2}-\d{6})\.htm$")
+
+
+def discover(bundle: Path) -> list[Path]:
+    root = bundle / "fintradebench" / "filings"
+    return sorted(p for p in root.glob("*/*.htm")) if root.is_dir() else []
+
+
+def parse_filing(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """One filing record and its numeric facts; a broken file raises UserError naming it."""
+    m = NAME.match(path.name)
+    if not m:
+        raise UserError(
+            str(path), "name is not <form>_<filed>_<accession>.htm", "rename it to that pattern"
+        )
+    form, filed, accession = m.group(1), date.fromisoformat(m.group(2)), m.group(3)
+    text = path.read_text(encoding="utf-8", errors="replace")
+    if not re.search(r"</html>\s*$", text[-2000:], re.IGNORECASE):
+        raise UserError(str(path), "is truncated (no closing </html>)", "download it again")
+    with warnings.catch_warnings():
+        # ixbrlparse warns about SEC-specific text formats it does not parse; numbers still are
+        warnings.simplefilter("ignore")
+        from ixbrlparse import IXBRL
+
+        try:
+            doc = IXBRL.open(path, raise_on_error=False)
+        except Exception as exc:
+            raise UserError(
+                str(path), f"inline XBRL cannot be parsed ({exc})", "download it again"
+            ) from None
+    dei = {n.name: n for n in doc.nonnumeric if n.schema == "dei"}
+    for key in ("DocumentType", "DocumentPeriodEndDate", "DocumentFiscalYearFocus"):
+        if key not in dei:
+            raise UserError(str(path), f"has no dei:{key} fact", "is it an inline-XBRL filing?")
+    ctx = dei["DocumentType"].context
+    period_end = ctx.enddate or ctx.instant
+    cik = dei.get("EntityCentralIndexKey")
+    fp = str(dei["DocumentFiscalPeriodFocus"].value).strip() if "DocumentFiscalPeriodFocus" in dei else ""
+    filing = {
+        "accession": accession,
+        "ticker": path.parent.name.upper(),
+        "cik": int(str(cik.value).strip()) if cik else None,
+        "form": form,
+        "filed": filed,
+        "period_end": period_end,
+        "fiscal_year": int(str(dei["DocumentFiscalYearFocus"].value).strip()),
+        "fiscal_period": fp or ("FY" if form == "10-K" else None),
+        "path": str(path),
+    }
+    facts = []
+    for f in doc.numeric:
+        if f.value is None:
+            continue
+        c = f.context
+        segs = c.segments or []
+        facts.append(
+            {
+                "accession": accession,
+                "ticker": filing["ticker"],
+                "concept": f.name,
+                "prefix": f.schema,
+                "value": float(f.value),
+                "unit": f.unit,
+                "start_date": c.startdate,
+                "end_date": c.enddate,
+                "instant": c.instant,
+                "dimensional": bool(segs),
+                "segments": ";".join(f"{s.get('dimension')}={s.get('value')}" for s in segs)
+                or None,
+                "decimals": f.soup_tag.attrs.get("decimals") if f.soup_tag is not None else None,
+            }
+        )
+    if not facts:
+        raise UserError(str(path), "holds no numeric XBRL facts", "download it again")
+    return filing, facts
+
+
+def parse_all(paths: list[Path], workers: int = 2, progress: Any = None) -> list[tuple]:
+    """Parse filings in parallel processes (ixbrlparse is ~1 s per 10-K and CPU-bound)."""
+    if workers <= 1 or len(paths) < 4:
+        out = []
+        for p in paths:
+            out.append(parse_filing(p))
+            if progress:
+                progress()
+        return out
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        out = []
+        for result in pool.map(parse_filing, paths):
+            out.append(result)
+            if progress:
+                progress()
+        return out

@@ -1,0 +1,1 @@
+"""Store room: the DuckDB database (schema, connections, point-in-time queries)."""

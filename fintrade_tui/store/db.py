@@ -1,0 +1,49 @@
+"""Connections to the DuckDB store, and the atomic build-then-swap used by ingest."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+
+import duckdb
+
+from fintrade_tui.errors import UserError
+
+
+def schema_sql() -> str:
+    return resources.files("fintrade_tui.store").joinpath("schema.sql").read_text()
+
+
+def connect(path: Path, read_only: bool = True) -> duckdb.DuckDBPyConnection:
+    """Open the store; a missing store is a user error that says how to build it."""
+    if read_only and not path.exists():
+        raise UserError(str(path), "store not found", "run `fintrade-tui ingest` first")
+    return duckdb.connect(str(path), read_only=read_only)
+
+
+@contextlib.contextmanager
+def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Build a new store next to `path`; it replaces `path` only if the block succeeds.
+
+    A failure (or a kill) leaves the previous store exactly as it was.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.building-{os.getpid()}")
+    for stale in (tmp, Path(f"{tmp}.wal")):
+        stale.unlink(missing_ok=True)
+    con = duckdb.connect(str(tmp))
+    try:
+        con.execute(schema_sql())
+        yield con
+        con.execute("CHECKPOINT")
+        con.close()
+        os.replace(tmp, path)
+        Path(f"{path}.wal").unlink(missing_ok=True)
+    except BaseException:
+        con.close()
+        for stale in (tmp, Path(f"{tmp}.wal")):
+            stale.unlink(missing_ok=True)
+        raise

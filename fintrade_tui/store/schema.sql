@@ -1,0 +1,60 @@
+-- fintrade-tui store schema. Dates are DATE; "available_from" is the first date a value may be used.
+CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR);
+
+CREATE TABLE IF NOT EXISTS companies (
+    ticker VARCHAR PRIMARY KEY, name VARCHAR, cik BIGINT, sector VARCHAR, industry VARCHAR,
+    country VARCHAR
+);
+
+-- One row per membership interval; end_date is the first day out of the index (NULL = still in).
+CREATE TABLE IF NOT EXISTS index_membership (
+    ticker VARCHAR, start_date DATE, end_date DATE
+);
+
+-- Every price row of every source, as read.
+CREATE TABLE IF NOT EXISTS price_rows (
+    ticker VARCHAR, date DATE, source VARCHAR, open DOUBLE, high DOUBLE, low DOUBLE,
+    close DOUBLE, adj_close DOUBLE, volume DOUBLE, file VARCHAR,
+    PRIMARY KEY (ticker, source, date)
+);
+
+-- One series per ticker on the preferred source's basis. Rows another source adds beyond it are
+-- rescaled at the junction: adj_close by `adj_factor`, OHLC by `close_factor` (volume divided).
+CREATE TABLE IF NOT EXISTS prices (
+    ticker VARCHAR, date DATE, open DOUBLE, high DOUBLE, low DOUBLE, close DOUBLE,
+    adj_close DOUBLE, volume DOUBLE, source VARCHAR, adj_factor DOUBLE, close_factor DOUBLE,
+    PRIMARY KEY (ticker, date)
+);
+
+CREATE TABLE IF NOT EXISTS quarantine (
+    file VARCHAR, source VARCHAR, ticker VARCHAR, reason VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS filings (
+    accession VARCHAR PRIMARY KEY, ticker VARCHAR, cik BIGINT, form VARCHAR, filed DATE,
+    period_end DATE, fiscal_year INTEGER, fiscal_period VARCHAR, path VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS facts (
+    accession VARCHAR, ticker VARCHAR, concept VARCHAR, prefix VARCHAR, value DOUBLE,
+    unit VARCHAR, start_date DATE, end_date DATE, instant DATE, dimensional BOOLEAN,
+    segments VARCHAR, decimals VARCHAR
+);
+
+-- One row per (ticker, period, ratio, source). Provenance: accession + concepts (+ price_date).
+CREATE TABLE IF NOT EXISTS fundamentals (
+    ticker VARCHAR, fiscal_year INTEGER, fiscal_period VARCHAR, period_end DATE,
+    ratio VARCHAR, value DOUBLE, source VARCHAR, available_from DATE, estimated BOOLEAN,
+    accession VARCHAR, concepts VARCHAR, price_date DATE, note VARCHAR
+);
+
+-- Quarterly inputs behind the filing-derived ratios (flows are the quarter's own).
+CREATE TABLE IF NOT EXISTS quarter_inputs (
+    ticker VARCHAR, accession VARCHAR, fiscal_year INTEGER, fiscal_period VARCHAR,
+    period_end DATE, item VARCHAR, value DOUBLE, concepts VARCHAR, method VARCHAR
+);
+
+CREATE TABLE IF NOT EXISTS polygon_fundamentals (
+    ticker VARCHAR, period VARCHAR, filing_date DATE, revenue DOUBLE, net_income DOUBLE,
+    shares_outstanding DOUBLE, market_cap DOUBLE
+);
