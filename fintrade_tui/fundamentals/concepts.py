@@ -4,7 +4,11 @@ from __future__ import annotations
 
 # First concept present wins (company totals only). Flows are durations, stocks are instants.
 FLOWS: dict[str, list[str]] = {
-    "net_income": ["NetIncomeLoss", "ProfitLoss", "NetIncomeLossAvailableToCommonStockholdersBasic"],
+    "net_income": [
+        "NetIncomeLoss",
+        "ProfitLoss",
+        "NetIncomeLossAvailableToCommonStockholdersBasic",
+    ],
     "revenue": [
         "Revenues",
         "RevenueFromContractWithCustomerExcludingAssessedTax",
@@ -26,7 +30,12 @@ STOCKS: dict[str, list[str]] = {
 }
 # Total debt = long-term debt (current + non-current) + commercial paper + short-term borrowings,
 # each where reported. `LongTermDebt` (the total) stands in when neither part is reported.
-DEBT_PARTS = ["LongTermDebtCurrent", "LongTermDebtNoncurrent", "CommercialPaper", "ShortTermBorrowings"]
+DEBT_PARTS = [
+    "LongTermDebtCurrent",
+    "LongTermDebtNoncurrent",
+    "CommercialPaper",
+    "ShortTermBorrowings",
+]
 DEBT_TOTAL_FALLBACK = "LongTermDebt"
 SHARES = "EntityCommonStockSharesOutstanding"  # dei cover page; summed over share classes
 
@@ -39,7 +48,7 @@ RATIOS = {
     "debt_assets": "Debt/Assets = total debt / total assets",
     "debt_equity": "Debt/Equity = total debt / shareholders' equity",
     "cashflow_assets": "Cash-flow/Assets = quarterly operating cash flow / total assets",
-    "dividend_yield": "Dividend yield = trailing-12-month dividends paid / market cap at price_date",
+    "dividend_yield": "Dividend yield = trailing-12-month dividends paid / market cap",
     "forecast_earnings_price": "Forecast Earnings/Price (vendor source only)",
 }
 

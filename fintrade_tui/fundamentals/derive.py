@@ -36,7 +36,9 @@ class _Pool:
 
     def __init__(self, facts: pd.DataFrame, own: str) -> None:
         # own filing first so restated values win over older ones
-        self.df = facts.assign(_own=facts["accession"] != own).sort_values(["_own", "filed"], ascending=[True, False])
+        self.df = facts.assign(_own=facts["accession"] != own).sort_values(
+            ["_own", "filed"], ascending=[True, False]
+        )
 
     def instant(self, concept: str, when: date) -> tuple[float, str] | None:
         hit = self.df[(self.df["concept"] == concept) & (self.df["instant"] == when)]
@@ -44,7 +46,9 @@ class _Pool:
 
     def durations(self, concept: str, end: date) -> pd.DataFrame:
         d = self.df[(self.df["concept"] == concept) & (self.df["end_date"] == end)]
-        return d.assign(days=[_days(s, e) for s, e in zip(d["start_date"], d["end_date"], strict=True)])
+        return d.assign(
+            days=[_days(s, e) for s, e in zip(d["start_date"], d["end_date"], strict=True)]
+        )
 
     def ytd_before(self, concept: str, start: date, end: date) -> pd.Series | None:
         """The year-to-date fact with the same start, ending one quarter before `end`."""
@@ -63,7 +67,11 @@ def quarterly_flow(pool: _Pool, concepts: list[str], form: str, end: date) -> di
             q = d[d["days"].between(*QUARTER_DAYS)]
             if len(q):
                 r = q.iloc[0]
-                return {"value": float(r["value"]), "concepts": f"{concept}@{r['accession']}", "method": "3-month"}
+                return {
+                    "value": float(r["value"]),
+                    "concepts": f"{concept}@{r['accession']}",
+                    "method": "3-month",
+                }
         ytd = d.sort_values("days", ascending=False).iloc[0]
         if form == "10-Q" and ytd["days"] <= QUARTER_DAYS[1]:
             continue
@@ -149,7 +157,9 @@ def derive(
             pool = _Pool(tf[tf["filed"] <= f["filed"]], f["accession"])
             end = f["period_end"]
             fp = "Q4" if f["form"] == "10-K" else f["fiscal_period"]
-            vals: dict[str, dict | None] = {k: quarterly_flow(pool, c, f["form"], end) for k, c in FLOWS.items()}
+            vals: dict[str, dict | None] = {
+                k: quarterly_flow(pool, c, f["form"], end) for k, c in FLOWS.items()
+            }
             vals |= {k: _stock(pool, c, end) for k, c in STOCKS.items()}
             vals["total_debt"] = _debt(pool, end)
             if shares[i]:
@@ -167,7 +177,15 @@ def derive(
             }
             for item, v in vals.items():
                 if v:
-                    inputs.append(base | {"item": item, "value": v["value"], "concepts": v["concepts"], "method": v["method"]})
+                    inputs.append(
+                        base
+                        | {
+                            "item": item,
+                            "value": v["value"],
+                            "concepts": v["concepts"],
+                            "method": v["method"],
+                        }
+                    )
             quarters.append({"end": end, "vals": vals})
             ratios.extend(_ratios(base, f["filed"], vals, quarters, price_at))
     return pd.DataFrame(inputs), pd.DataFrame(ratios)
@@ -187,7 +205,9 @@ def _ttm(quarters: list[dict], item: str) -> tuple[float, str] | None:
     return sum(g["value"] for g in got), "sum of last 4 quarters"
 
 
-def _ratios(base: dict, filed: date, vals: dict, quarters: list[dict], price_at: PriceLookup) -> list[dict]:
+def _ratios(
+    base: dict, filed: date, vals: dict, quarters: list[dict], price_at: PriceLookup
+) -> list[dict]:
     out: list[dict] = []
 
     def put(name: str, num: str, den: str, value: float | None, extra: dict | None = None) -> None:
@@ -196,7 +216,16 @@ def _ratios(base: dict, filed: date, vals: dict, quarters: list[dict], price_at:
         used = " / ".join(vals[k]["concepts"] for k in (num, den) if vals.get(k))
         out.append(
             base
-            | {"ratio": name, "value": value, "source": "filing", "available_from": filed, "estimated": False, "concepts": used, "price_date": None, "note": None}
+            | {
+                "ratio": name,
+                "value": value,
+                "source": "filing",
+                "available_from": filed,
+                "estimated": False,
+                "concepts": used,
+                "price_date": None,
+                "note": None,
+            }
             | (extra or {})
         )
 
@@ -208,8 +237,15 @@ def _ratios(base: dict, filed: date, vals: dict, quarters: list[dict], price_at:
     put("roe", "net_income", "shareholders_equity", div("net_income", "shareholders_equity"))
     put("sales_assets", "revenue", "total_assets", div("revenue", "total_assets"))
     put("debt_assets", "total_debt", "total_assets", div("total_debt", "total_assets"))
-    put("debt_equity", "total_debt", "shareholders_equity", div("total_debt", "shareholders_equity"))
-    put("cashflow_assets", "operating_cash_flow", "total_assets", div("operating_cash_flow", "total_assets"))
+    put(
+        "debt_equity", "total_debt", "shareholders_equity", div("total_debt", "shareholders_equity")
+    )
+    put(
+        "cashflow_assets",
+        "operating_cash_flow",
+        "total_assets",
+        div("operating_cash_flow", "total_assets"),
+    )
 
     px = price_at(base["ticker"], filed)
     sh = vals.get("shares_outstanding")
@@ -217,19 +253,40 @@ def _ratios(base: dict, filed: date, vals: dict, quarters: list[dict], price_at:
         return out
     price_date, close = px
     mcap = close * sh["value"]
-    stamp = {"price_date": price_date, "note": f"market cap = close {close:.4g} x shares {sh['value']:.6g}"}
+    stamp = {
+        "price_date": price_date,
+        "note": f"market cap = close {close:.4g} x shares {sh['value']:.6g}",
+    }
     ni = _ttm(quarters, "net_income")
     if ni:
-        put("earnings_price", "net_income", "shares_outstanding", ni[0] / mcap, stamp | {"note": stamp["note"] + f"; earnings: {ni[1]}"})
+        put(
+            "earnings_price",
+            "net_income",
+            "shares_outstanding",
+            ni[0] / mcap,
+            stamp | {"note": stamp["note"] + f"; earnings: {ni[1]}"},
+        )
     eq = vals.get("shareholders_equity")
     if eq:
         put("book_price", "shareholders_equity", "shares_outstanding", eq["value"] / mcap, stamp)
     if vals.get("dividends_paid"):
         dv = _ttm(quarters, "dividends_paid")
         if dv:
-            put("dividend_yield", "dividends_paid", "shares_outstanding", dv[0] / mcap, stamp | {"note": stamp["note"] + f"; dividends: {dv[1]}"})
+            put(
+                "dividend_yield",
+                "dividends_paid",
+                "shares_outstanding",
+                dv[0] / mcap,
+                stamp | {"note": stamp["note"] + f"; dividends: {dv[1]}"},
+            )
     elif not any(q["vals"].get("dividends_paid") for q in quarters):
-        put("dividend_yield", "shares_outstanding", "shares_outstanding", 0.0, stamp | {"note": "no dividends reported in any filing so far"})
+        put(
+            "dividend_yield",
+            "shares_outstanding",
+            "shares_outstanding",
+            0.0,
+            stamp | {"note": "no dividends reported in any filing so far"},
+        )
     return out
 
 

@@ -53,7 +53,11 @@ def parse_filing(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     ctx = dei["DocumentType"].context
     period_end = ctx.enddate or ctx.instant
     cik = dei.get("EntityCentralIndexKey")
-    fp = str(dei["DocumentFiscalPeriodFocus"].value).strip() if "DocumentFiscalPeriodFocus" in dei else ""
+    fp = (
+        str(dei["DocumentFiscalPeriodFocus"].value).strip()
+        if "DocumentFiscalPeriodFocus" in dei
+        else ""
+    )
     filing = {
         "accession": accession,
         "ticker": path.parent.name.upper(),

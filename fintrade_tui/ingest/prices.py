@@ -205,7 +205,10 @@ def merge_series(files: list[PriceFile]) -> pd.DataFrame:
     out = base.frame.assign(source=base.source, adj_factor=1.0, close_factor=1.0)
     for f in files[1:]:
         lo, hi = out["date"].min(), out["date"].max()
-        for side, rows in (("after", f.frame[f.frame["date"] > hi]), ("before", f.frame[f.frame["date"] < lo])):
+        for side, rows in (
+            ("after", f.frame[f.frame["date"] > hi]),
+            ("before", f.frame[f.frame["date"] < lo]),
+        ):
             if rows.empty:
                 continue
             overlap = out.merge(f.frame, on="date", suffixes=("", "_o")).sort_values("date")

@@ -36,6 +36,7 @@ def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
         stale.unlink(missing_ok=True)
     con = duckdb.connect(str(tmp))
     try:
+        con.execute("SET enable_progress_bar = false")
         con.execute(schema_sql())
         yield con
         con.execute("CHECKPOINT")

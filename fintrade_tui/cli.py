@@ -1,0 +1,92 @@
+"""CLI room: the `fintrade-tui` click group. Every command has --json; bad input exits 2 with
+one line naming the file, row or key and the fix."""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import sys
+from collections.abc import Callable
+from datetime import date, datetime
+from typing import Any
+
+import click
+
+from fintrade_tui.config import Config, load_config
+from fintrade_tui.errors import UserError
+
+
+def _fail(message: str) -> None:
+    click.echo(f"error: {message}", err=True)
+    sys.exit(2)
+
+
+def friendly(fn: Callable) -> Callable:
+    """Turn UserError (and a bad config) into one line on stderr and exit code 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except UserError as exc:
+            _fail(str(exc))
+
+    return wrapper
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _jsonable(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, date | datetime):
+        return v.isoformat()
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+def emit_json(obj: Any) -> None:
+    click.echo(json.dumps(_jsonable(obj), indent=2))
+
+
+def parse_day(value: str | None, name: str) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise UserError(f"{name} {value!r}", "is not a date", "use YYYY-MM-DD") from None
+
+
+class Ctx:
+    def __init__(self, config: str | None, bundle: str | None) -> None:
+        self._config, self._bundle = config, bundle
+        self._cfg: Config | None = None
+
+    @property
+    def cfg(self) -> Config:
+        if self._cfg is None:
+            self._cfg = load_config(self._config, self._bundle)
+        return self._cfg
+
+    def connect(self):
+        from fintrade_tui.store.db import connect
+
+        return connect(self.cfg.store, read_only=True)
+
+
+@click.group()
+@click.option("--config", "config", envvar="FINTRADE_CONFIG", help="config.yaml to use")
+@click.option(
+    "--bundle", "bundle", help="data bundle folder (overrides config and FINTRADE_BUNDLE)"
+)
+@click.pass_context
+def main(ctx: click.Context, config: str | None, bundle: str | None) -> None:
+    """fintrade-tui: explore financial-reasoning benchmarks on a point-in-time store."""
+    ctx.obj = Ctx(config, bundle)
+
+
+# commands live in their own modules; importing them registers them on `main`
+from fintrade_tui import cli_store  # noqa: E402,F401

@@ -1,0 +1,1 @@
+"""Fundamentals room: ratios from XBRL facts and from vendor sources, with provenance."""

@@ -1,0 +1,1 @@
+"""Ingest room: bundle readers for prices, filings, reference data and other sources."""

@@ -1,0 +1,1 @@
+"""Signals room: Table 6 trading signals computed in DuckDB."""

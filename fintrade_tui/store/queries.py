@@ -1,0 +1,132 @@
+"""Point-in-time queries room: snapshot, signals, facts, fundamentals (all parameterized SQL).
+
+"As of D" means after the close of D: the close of D and filings filed on D are visible,
+nothing later is. Filing-derived fundamentals come first; other sources fill gaps.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import duckdb
+
+from fintrade_tui.errors import UserError
+from fintrade_tui.fundamentals.concepts import RATIOS
+from fintrade_tui.signals.compute import SIGNALS
+
+# lower is preferred when several sources have a ratio
+SOURCE_RANK = {"filing": 0, "fintradebench_precomputed": 1, "polygon": 2}
+
+
+def _rows(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+
+def check_ticker(con: duckdb.DuckDBPyConnection, ticker: str) -> str:
+    t = ticker.strip().upper()
+    hit = con.execute(
+        "SELECT 1 FROM prices WHERE ticker = ?"
+        " UNION ALL SELECT 1 FROM filings WHERE ticker = ? LIMIT 1",
+        [t, t],
+    ).fetchone()
+    if not hit:
+        raise UserError(
+            f"ticker {ticker!r}",
+            "is not in the store",
+            "see `fintrade-tui snapshot` on a known ticker or re-run ingest",
+        )
+    return t
+
+
+def snapshot(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date) -> dict[str, Any]:
+    """Prices, signals and fundamentals of `ticker` visible after the close of `as_of`."""
+    t = check_ticker(con, ticker)
+    px = con.execute(
+        f"""SELECT p.date, p.close, p.adj_close, p.source, {", ".join(f"s.{c}" for c in SIGNALS)}
+        FROM prices p LEFT JOIN signals s USING (ticker, date)
+        WHERE p.ticker = ? AND p.date <= ? ORDER BY p.date DESC LIMIT 1""",
+        [t, as_of],
+    ).fetchone()
+    out: dict[str, Any] = {
+        "ticker": t,
+        "as_of": as_of,
+        "price_date": None,
+        "close": None,
+        "adj_close": None,
+        "price_source": None,
+        "signals": {c: None for c in SIGNALS},
+        "fundamentals": {},
+    }
+    if px:
+        out.update(price_date=px[0], close=px[1], adj_close=px[2], price_source=px[3])
+        out["signals"] = dict(zip(SIGNALS, px[4:], strict=True))
+    out["fundamentals"] = fundamentals_as_of(con, t, as_of)
+    return out
+
+
+def fundamentals_as_of(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date) -> dict[str, Any]:
+    """Per ratio, the latest value available on `as_of` from the best source that has one:
+    filing-derived values first, vendor sources only fill ratios the filings lack."""
+    rank = " ".join(f"WHEN '{s}' THEN {r}" for s, r in SOURCE_RANK.items())
+    rows = _rows(
+        con.execute(
+            f"""SELECT ratio, value, fiscal_year, fiscal_period, period_end,
+                   available_from AS filed, accession, source, estimated, price_date, concepts
+            FROM fundamentals
+            WHERE ticker = ? AND available_from <= ? AND value IS NOT NULL
+            QUALIFY row_number() OVER (
+                PARTITION BY ratio
+                ORDER BY CASE source {rank} ELSE 9 END, available_from DESC,
+                         period_end DESC NULLS LAST) = 1""",
+            [ticker, as_of],
+        )
+    )
+    found = {r.pop("ratio"): r for r in rows}
+    return {name: found.get(name) for name in RATIOS}
+
+
+def signals_between(
+    con: duckdb.DuckDBPyConnection, ticker: str, start: date | None, end: date | None
+) -> list[dict]:
+    t = check_ticker(con, ticker)
+    return _rows(
+        con.execute(
+            f"""SELECT date, adj_close, {", ".join(SIGNALS)} FROM signals
+            WHERE ticker = ? AND (? IS NULL OR date >= ?) AND (? IS NULL OR date <= ?)
+            ORDER BY date""",
+            [t, start, start, end, end],
+        )
+    )
+
+
+def facts_for(
+    con: duckdb.DuckDBPyConnection, ticker: str, concept: str, dimensional: bool = False
+) -> list[dict]:
+    t = check_ticker(con, ticker)
+    return _rows(
+        con.execute(
+            """SELECT f.concept, f.value, f.unit, f.start_date AS start, f.end_date AS "end",
+                   f.instant, f.accession, g.form, g.filed, f.segments
+            FROM facts f JOIN filings g USING (accession)
+            WHERE f.ticker = ? AND lower(f.concept) = lower(?) AND (? OR NOT f.dimensional)
+            ORDER BY g.filed, coalesce(f.end_date, f.instant), f.start_date""",
+            [t, concept.split(":")[-1], dimensional],
+        )
+    )
+
+
+def fundamentals_for(
+    con: duckdb.DuckDBPyConnection, ticker: str, source: str | None = None
+) -> list[dict]:
+    t = check_ticker(con, ticker)
+    return _rows(
+        con.execute(
+            """SELECT fiscal_year, fiscal_period, period_end, ratio, value, source, available_from,
+                   estimated, accession, concepts, price_date, note
+            FROM fundamentals WHERE ticker = ? AND (? IS NULL OR source = ?)
+            ORDER BY coalesce(period_end, available_from), ratio, source""",
+            [t, source, source],
+        )
+    )
