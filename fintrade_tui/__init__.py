@@ -1,0 +1,1 @@
+"""fintrade-tui: a terminal explorer for financial-reasoning benchmarks."""

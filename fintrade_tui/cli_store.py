@@ -52,13 +52,14 @@ def ingest(obj: Ctx, strict: bool, as_json: bool) -> None:
     from fintrade_tui.ingest.pipeline import run_ingest
 
     cfg = obj.cfg
+    err = Console(stderr=True)
     with Progress(
         "[progress.description]{task.description}",
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
-        console=Console(stderr=True),
-        disable=as_json,
+        console=err,
+        disable=as_json or not err.is_terminal,
     ) as progress:
         s = run_ingest(cfg, _RichReporter(progress), strict=strict)
     data = {

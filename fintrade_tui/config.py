@@ -19,7 +19,7 @@ class _Strict(BaseModel):
 
 
 class PricesConfig(_Strict):
-    source_priority: list[str] = ["fintradebench", "prices-2020", "prices-yahoo"]
+    source_priority: list[str] = ["fintradebench", "prices-yahoo", "prices-2020"]
     ratio_tolerance: float = Field(0.01, gt=0, lt=1)
     min_agreement: float = Field(0.98, gt=0, le=1)
 

@@ -1,8 +1,8 @@
 """Price ingest room: read the three bundle price sources, validate, quarantine, merge.
 
 Sources differ by split and dividend adjustment basis. Each ticker gets one series on its
-preferred source's basis; rows a lower-priority source adds before or after that coverage are
-rescaled at the junction. A file whose closes do not keep a constant ratio with a better source
+preferred source's basis; rows a lower-priority source adds after that coverage are rescaled
+at the junction and appended. A file whose closes do not keep a constant ratio with a better source
 for the same ticker (another ticker's prices, a broken basis) is quarantined, never mixed in.
 """
 
@@ -69,10 +69,12 @@ def read_price_file(source: str, ticker: str, path: Path) -> PriceFile:
             raw = pd.read_csv(path, dtype={"Date": str})
     except Exception as exc:  # unreadable file: name it, no traceback
         raise UserError(str(path), f"cannot be read ({type(exc).__name__})", "replace it") from None
+    # errors name columns as the file spells them
+    names = {v: k for k, v in _RENAME.items() if k != "Adj. Close"}
+    names |= {v: k for k, v in _RENAME.items() if k in raw.columns}
     raw = raw.rename(columns=_RENAME)
     missing = [c for c in ["date", *COLUMNS] if c not in raw.columns]
     if missing:
-        names = {v: k for k, v in _RENAME.items() if k != "Adj. Close"}
         cols = ", ".join(names[m] for m in missing)
         raise UserError(str(path), f"missing column(s) {cols}", "add them or remove the file")
     df = raw[["date", *COLUMNS]].copy()
@@ -100,7 +102,7 @@ def read_price_file(source: str, ticker: str, path: Path) -> PriceFile:
         col = next(c for c in prices.columns if not (row[c] > 0))
         raise UserError(
             f"{path} row {i + 2}",
-            f"non-positive or missing price {col}={row[col]}",
+            f"non-positive or missing price {names[col]}={row[col]}",
             "fix or drop that row",
         )
     df = df.sort_values("date", kind="stable").reset_index(drop=True)
@@ -199,30 +201,28 @@ def _owner(pf: PriceFile, files: list[PriceFile], tol: float, min_agree: float) 
 
 
 def merge_series(files: list[PriceFile]) -> pd.DataFrame:
-    """One series: the first file's rows, then each next file's rows beyond the coverage so far,
-    rescaled to the first file's basis at the junction (median ratio over JUNCTION_DAYS days)."""
+    """One series: the first file's rows, then each next file's rows after the coverage so far,
+    rescaled to the first file's basis at the junction (median ratio over the last
+    JUNCTION_DAYS shared days). Rows a lower source has before the preferred one starts are
+    not used: prepending would shift every EMA seed and warm-up away from the preferred source.
+    """
     base = files[0]
     out = base.frame.assign(source=base.source, adj_factor=1.0, close_factor=1.0)
     for f in files[1:]:
-        lo, hi = out["date"].min(), out["date"].max()
-        for side, rows in (
-            ("after", f.frame[f.frame["date"] > hi]),
-            ("before", f.frame[f.frame["date"] < lo]),
-        ):
-            if rows.empty:
-                continue
-            overlap = out.merge(f.frame, on="date", suffixes=("", "_o")).sort_values("date")
-            near = overlap.tail(JUNCTION_DAYS) if side == "after" else overlap.head(JUNCTION_DAYS)
-            # the merged series may already hold rescaled rows, so compare to `out` itself
-            adj_f = float((near["adj_close"] / near["adj_close_o"]).median())
-            close_f = float((near["close"] / near["close_o"]).median())
-            add = rows.copy()
-            for col in ("open", "high", "low", "close"):
-                add[col] = add[col] * close_f
-            add["adj_close"] = add["adj_close"] * adj_f
-            add["volume"] = add["volume"] / close_f
-            add = add.assign(source=f.source, adj_factor=adj_f, close_factor=close_f)
-            out = pd.concat([out, add], ignore_index=True)
+        add = f.frame[f.frame["date"] > out["date"].max()].copy()
+        if add.empty:
+            continue
+        # compare with `out` itself: it may already hold rescaled rows of another source
+        near = out.merge(f.frame, on="date", suffixes=("", "_o")).sort_values("date")
+        near = near.tail(JUNCTION_DAYS)
+        adj_f = float((near["adj_close"] / near["adj_close_o"]).median())
+        close_f = float((near["close"] / near["close_o"]).median())
+        for col in ("open", "high", "low", "close"):
+            add[col] = add[col] * close_f
+        add["adj_close"] = add["adj_close"] * adj_f
+        add["volume"] = add["volume"] / close_f  # split-adjusted volume moves inversely to price
+        add = add.assign(source=f.source, adj_factor=adj_f, close_factor=close_f)
+        out = pd.concat([out, add], ignore_index=True)
     out = out.sort_values("date", kind="stable").reset_index(drop=True)
     out.insert(0, "ticker", base.ticker)
     return out

@@ -1,0 +1,94 @@
+"""Shared fixtures: the sample bundle, a store built from it once per session, mini bundles."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+
+from fintrade_tui.config import Config, load_config
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLE = (ROOT.parent / "shared" / "data").resolve()
+AAPL_10K = BUNDLE / "fintradebench/filings/AAPL/10-K_2024-11-01_0000320193-24-000123.htm"
+AAPL_10Q3 = BUNDLE / "fintradebench/filings/AAPL/10-Q_2024-08-02_0000320193-24-000081.htm"
+
+needs_bundle = pytest.mark.skipif(not BUNDLE.is_dir(), reason="sample bundle not at ../shared/data")
+
+
+def write_config(folder: Path, bundle: Path, store: Path | None = None, extra: str = "") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "config.yaml"
+    path.write_text(f"bundle: {bundle}\nstore: {store or folder / 'store.duckdb'}\n{extra}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def built_store(tmp_path_factory: pytest.TempPathFactory) -> Config:
+    """The whole sample bundle ingested once (about a minute and a half on 2 cores)."""
+    if not BUNDLE.is_dir():
+        pytest.skip("sample bundle not at ../shared/data")
+    from fintrade_tui.ingest.pipeline import run_ingest
+
+    folder = tmp_path_factory.mktemp("store")
+    cfg = load_config(write_config(folder, BUNDLE))
+    run_ingest(cfg)
+    return cfg
+
+
+@pytest.fixture
+def con(built_store: Config) -> duckdb.DuckDBPyConnection:
+    c = duckdb.connect(str(built_store.store), read_only=True)
+    yield c
+    c.close()
+
+
+def synthetic_prices(start: str, days: int, seed: int, scale: float = 100.0) -> pd.DataFrame:
+    """A business-day random walk in the Yahoo CSV layout."""
+    rng = np.random.default_rng(seed)
+    dates = pd.bdate_range(start, periods=days)
+    close = scale * np.exp(np.cumsum(rng.normal(0, 0.02, days)))
+    return pd.DataFrame(
+        {
+            "Date": dates.strftime("%Y-%m-%d"),
+            "Open": close * 0.99,
+            "High": close * 1.01,
+            "Low": close * 0.98,
+            "Close": close,
+            "Adj Close": close * 0.95,
+            "Volume": rng.integers(1_000, 100_000, days),
+        }
+    )
+
+
+@pytest.fixture
+def mini_bundle(tmp_path: Path) -> Path:
+    """A small bundle: two tickers in two price sources, reference tables, one real filing."""
+    b = tmp_path / "bundle"
+    for src in ("prices-yahoo", "prices-2020", "reference", "fintradebench/filings/AAPL"):
+        (b / src).mkdir(parents=True)
+    for i, t in enumerate(("AAPL", "MSFT")):
+        full = synthetic_prices("2019-06-03", 400, seed=i)
+        full.iloc[:300].to_csv(b / "prices-yahoo" / f"{t}.csv", index=False)
+        later = full.iloc[150:].copy()
+        for col in ("Open", "High", "Low", "Close"):
+            later[col] = later[col] / 4  # a 4:1 split between the two sources' bases
+        later["Adj Close"] = later["Adj Close"] / 4 * 1.01
+        later.to_csv(b / "prices-2020" / f"{t}.csv", index=False)
+    ref = b / "reference"
+    ref.joinpath("nasdaq100_sectors.csv").write_text(
+        "Ticker,Company Name,Sector,Industry,Country\n"
+        "AAPL,Apple Inc.,Technology,Consumer Electronics,United States\n"
+        "MSFT,Microsoft Corporation,Technology,Software,United States\n"
+    )
+    ref.joinpath("nasdaq100_all_historical_tickers.csv").write_text("ticker\nAAPL\nMSFT\nXYZ\n")
+    ref.joinpath("nasdaq100_component_changes.csv").write_text(
+        "date,added_ticker,removed_ticker\n2010-01-04,MSFT,XYZ\n"
+    )
+    if AAPL_10Q3.is_file():
+        shutil.copy(AAPL_10Q3, b / "fintradebench/filings/AAPL" / AAPL_10Q3.name)
+    return b
