@@ -108,21 +108,20 @@ def snapshot(obj: Ctx, ticker: str, as_of: str, as_json: bool) -> None:
         f"(adj {_fmt(s['adj_close'])}) on {s['price_date']} from {s['price_source']}"
     )
     _table([{"signal": k, "value": v} for k, v in s["signals"].items()], "signals")
-    rows = [{"ratio": k} | (v or {}) for k, v in s["fundamentals"].items()]
-    _table(
-        rows,
-        "fundamentals",
-        [
-            "ratio",
-            "value",
-            "fiscal_year",
-            "fiscal_period",
-            "period_end",
-            "filed",
-            "accession",
-            "source",
-        ],
-    )
+    rows = [
+        {
+            "ratio": k,
+            "period": f"FY{v['fiscal_year']} {v['fiscal_period']}" if v["fiscal_year"] else None,
+        }
+        | v
+        for k, v in s["fundamentals"].items()
+        if v
+    ]
+    missing = [k for k, v in s["fundamentals"].items() if not v]
+    cols = ["ratio", "value", "period", "period_end", "filed", "source", "accession"]
+    _table(rows, "fundamentals (filing-derived first; vendor sources fill gaps)", cols)
+    if missing:
+        console.print(f"no source has: {', '.join(missing)}")
 
 
 @main.command()

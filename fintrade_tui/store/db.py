@@ -21,7 +21,14 @@ def connect(path: Path, read_only: bool = True) -> duckdb.DuckDBPyConnection:
     """Open the store; a missing store is a user error that says how to build it."""
     if read_only and not path.exists():
         raise UserError(str(path), "store not found", "run `fintrade-tui ingest` first")
-    return duckdb.connect(str(path), read_only=read_only)
+    try:
+        return duckdb.connect(str(path), read_only=read_only)
+    except duckdb.IOException as exc:
+        # e.g. another process holds the write lock, or the file is not a DuckDB database
+        first = str(exc).splitlines()[0]
+        raise UserError(
+            str(path), f"cannot open the store ({first})", "close other writers or re-run ingest"
+        ) from None
 
 
 @contextlib.contextmanager

@@ -1,0 +1,430 @@
+"""Pull room (needs internet): fetch SEC EDGAR 10-K/10-Q filings and Yahoo daily prices and
+write them in the bundle layout that ingest reads.
+
+- `fintradebench/filings/<TICKER>/<form>_<filed>_<accession>.htm` (inline-XBRL primary document)
+- `prices-yahoo/<TICKER>.csv` (`Date,Open,High,Low,Close,Adj Close,Volume`)
+- `reference/company_tickers.json` (SEC's ticker -> CIK map, as SEC serves it)
+
+All network access goes through a `Fetcher` (`get(url) -> bytes`) so tests inject a fake.
+Files are written atomically and existing ones are skipped unless `force`: a failed or
+interrupted pull is resumed by running it again.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import os
+import re
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+from fintrade_tui.errors import UserError
+from fintrade_tui.ingest.filings import NAME
+
+TICKERS_URL = "https://www.sec.gov/files/company_tickers.json"
+SUBMISSIONS_URL = "https://data.sec.gov/submissions/{name}"
+ARCHIVE_URL = "https://www.sec.gov/Archives/edgar/data/{cik}/{folder}/{document}"
+CHART_URL = (
+    "https://query1.finance.yahoo.com/v8/finance/chart/{symbol}"
+    "?period1={start}&period2={end}&interval=1d&events=div,split"
+)
+FORMS = ("10-K", "10-Q")  # amendments (10-K/A) do not fit the bundle's file-name pattern
+PRICE_HEADER = ["Date", "Open", "High", "Low", "Close", "Adj Close", "Volume"]
+SEC_MAX_RPS = 10.0  # SEC fair-access policy
+# Inline XBRL started with filings for periods ending after 2019-06-15; older submission pages
+# cannot hold a filing ingest could parse, so they are not fetched.
+IXBRL_START = date(2019, 6, 15)
+_TICKER = re.compile(r"^[A-Z0-9.\-]{1,6}$")  # what prices.discover accepts as a file stem
+
+
+class Fetcher(Protocol):
+    def get(self, url: str) -> bytes: ...
+
+
+class FetchError(Exception):
+    """A request that failed; `status` is the HTTP code, or None for a network failure."""
+
+    def __init__(self, url: str, status: int | None, reason: str) -> None:
+        self.url, self.status, self.reason = url, status, reason
+        super().__init__(f"{url}: {status or 'network error'} {reason}")
+
+
+class HttpFetcher:
+    """urllib client with SEC's required User-Agent and a global request-rate limit."""
+
+    def __init__(
+        self,
+        user_agent: str,
+        requests_per_second: float,
+        timeout: float = 60.0,
+        *,
+        opener: Callable[..., Any] = urllib.request.urlopen,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.user_agent = user_agent
+        self.interval = 1.0 / min(requests_per_second, SEC_MAX_RPS)
+        self.timeout = timeout
+        self._open, self._clock, self._sleep = opener, clock, sleep
+        self._next = 0.0
+
+    def _wait(self) -> None:
+        now = self._clock()
+        if now < self._next:
+            self._sleep(self._next - now)
+            now = self._next
+        self._next = now + self.interval
+
+    def get(self, url: str) -> bytes:
+        host = urlsplit(url).hostname or ""
+        # SEC wants "name email"; Yahoo rejects non-browser agents with 429
+        ua = (
+            self.user_agent
+            if host.endswith("sec.gov")
+            else f"Mozilla/5.0 (compatible; {self.user_agent})"
+        )
+        req = urllib.request.Request(url, headers={"User-Agent": ua, "Accept-Encoding": "gzip"})
+        self._wait()
+        try:
+            with self._open(req, timeout=self.timeout) as resp:
+                body = resp.read()
+                if (resp.headers.get("Content-Encoding") or "").lower() == "gzip":
+                    body = gzip.decompress(body)
+                return body
+        except urllib.error.HTTPError as exc:
+            raise FetchError(url, exc.code, str(exc.reason)) from None
+        except (urllib.error.URLError, OSError, EOFError) as exc:  # DNS, refused, timeout, cut
+            raise FetchError(url, None, str(getattr(exc, "reason", exc))) from None
+
+
+@dataclass
+class Outcome:
+    ticker: str
+    kind: str  # "filing", "prices" or "reference"
+    path: Path
+    status: str  # "written" or "skipped"
+    detail: str = ""
+
+
+@dataclass
+class PullResult:
+    out: Path
+    files: list[Outcome] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def written(self) -> list[Outcome]:
+        return [f for f in self.files if f.status == "written"]
+
+    @property
+    def skipped(self) -> list[Outcome]:
+        return [f for f in self.files if f.status == "skipped"]
+
+
+def _fetch(fetcher: Fetcher, url: str, where: str, fix_404: str) -> bytes:
+    """GET, turning a failure into one line naming what was fetched and how to fix it."""
+    try:
+        return fetcher.get(url)
+    except FetchError as exc:
+        if exc.status is None:
+            problem, fix = f"network error ({exc.reason})", "check the internet connection"
+        elif exc.status == 403:
+            problem = "HTTP 403 forbidden"
+            fix = "set pull.user_agent in config.yaml to 'name email' as SEC requires"
+        elif exc.status == 429:
+            problem = "HTTP 429 too many requests"
+            fix = "wait a few minutes, lower pull.requests_per_second, run pull again"
+        elif exc.status == 404:
+            problem, fix = "HTTP 404 not found", fix_404
+        else:
+            problem, fix = f"HTTP {exc.status} {exc.reason}", "run pull again later"
+        raise UserError(f"{where}: {url}", problem, fix) from None
+
+
+def _json(data: bytes, url: str, where: str) -> Any:
+    try:
+        return json.loads(data)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise UserError(
+            f"{where}: {url}", "returned malformed JSON", "run pull again later"
+        ) from None
+
+
+def _layout_error(url: str, where: str, what: str) -> UserError:
+    return UserError(f"{where}: {url}", f"unexpected JSON layout ({what})", "run pull again later")
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write via a temp file in the same folder, so a reader never sees half a file."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # the suffix keeps the temp file out of ingest's *.csv / *.htm globs
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise UserError(
+            str(path), f"cannot be written ({exc.strerror or exc})", "choose a writable --out"
+        ) from None
+
+
+def cik_map(fetcher: Fetcher, out: Path, force: bool, result: PullResult) -> dict[str, int]:
+    """ticker -> CIK from `<out>/reference/company_tickers.json`, fetched from SEC if absent."""
+    path = out / "reference" / "company_tickers.json"
+    if path.is_file() and not force:
+        data, url = path.read_bytes(), str(path)
+        result.files.append(Outcome("*", "reference", path, "skipped", "exists"))
+    else:
+        url = TICKERS_URL
+        data = _fetch(fetcher, url, "SEC ticker map", "check the URL in fintrade_tui/ingest/pull")
+    rows = _json(data, url, "SEC ticker map")
+    try:
+        mapping = {str(r["ticker"]).upper(): int(r["cik_str"]) for r in rows.values()}
+    except (AttributeError, KeyError, TypeError, ValueError):
+        raise _layout_error(url, "SEC ticker map", "want {n: {cik_str, ticker, title}}") from None
+    if url == TICKERS_URL:
+        write_atomic(path, data)  # kept byte for byte: SEC's own format
+        result.files.append(Outcome("*", "reference", path, "written"))
+    return mapping
+
+
+def lookup_cik(mapping: dict[str, int], ticker: str) -> int:
+    # SEC spells share classes with a dash (BRK-B); users often type a dot
+    for key in (ticker, ticker.replace(".", "-")):
+        if key in mapping:
+            return mapping[key]
+    raise UserError(
+        f"ticker {ticker}",
+        "is not in SEC's company_tickers.json",
+        "check the symbol (renamed or delisted tickers are not listed), "
+        "or pass --force to refresh the map",
+    )
+
+
+def _rows(table: dict[str, list], url: str, where: str) -> list[dict[str, Any]]:
+    """Column-wise EDGAR filing table -> one dict per filing."""
+    cols = ("form", "filingDate", "accessionNumber", "primaryDocument")
+    try:
+        n = len(table["accessionNumber"])
+        optional = [c for c in ("reportDate", "isInlineXBRL") if len(table.get(c) or []) == n]
+        return [{c: table[c][i] for c in (*cols, *optional)} for i in range(n)]
+    except (KeyError, TypeError, IndexError):
+        raise _layout_error(url, where, "filings.recent columns") from None
+
+
+def list_filings(
+    fetcher: Fetcher, ticker: str, cik: int, since: date | None
+) -> tuple[list[dict[str, Any]], int]:
+    """10-K/10-Q filings with inline XBRL filed on or after `since`; and how many lacked it."""
+    where = f"{ticker} submissions"
+    url = SUBMISSIONS_URL.format(name=f"CIK{cik:010d}.json")
+    doc = _json(_fetch(fetcher, url, where, "check the ticker's CIK"), url, where)
+    try:
+        rows = _rows(doc["filings"]["recent"], url, where)
+        pages = doc["filings"].get("files") or []
+    except (KeyError, TypeError, AttributeError):
+        raise _layout_error(url, where, "no filings.recent") from None
+    floor = max(since or IXBRL_START, IXBRL_START)
+    # prolific filers (many 424B2 or Form 4) overflow `recent` into extra pages
+    for page in pages:
+        if not isinstance(page, dict) or not page.get("name"):
+            raise _layout_error(url, where, "filings.files entry without a name")
+        if str(page.get("filingTo", "9999")) < floor.isoformat():
+            continue
+        page_url = SUBMISSIONS_URL.format(name=page["name"])
+        page_doc = _json(_fetch(fetcher, page_url, where, "run pull again"), page_url, where)
+        rows += _rows(page_doc, page_url, where)
+    wanted, no_ixbrl = [], 0
+    for r in rows:
+        if r["form"] not in FORMS or (since and r["filingDate"] < since.isoformat()):
+            continue
+        if not r.get("isInlineXBRL", 1):  # ingest reads facts from inline XBRL only
+            no_ixbrl += 1
+            continue
+        wanted.append(r)
+    wanted.sort(key=lambda r: (r["filingDate"], r["accessionNumber"]))
+    return wanted, no_ixbrl
+
+
+def _ticker_dir(root: Path, ticker: str) -> Path:
+    """Reuse an existing folder spelled in another case (the sample bundle has `Goog`)."""
+    if root.is_dir():
+        for p in root.iterdir():
+            if p.is_dir() and p.name.upper() == ticker:
+                return p
+    return root / ticker
+
+
+def pull_filings(
+    fetcher: Fetcher,
+    out: Path,
+    ticker: str,
+    cik: int,
+    since: date | None,
+    force: bool,
+    result: PullResult,
+    progress: Callable[[str], None],
+) -> None:
+    rows, no_ixbrl = list_filings(fetcher, ticker, cik, since)
+    if no_ixbrl:
+        result.notes.append(f"{ticker}: {no_ixbrl} 10-K/10-Q without inline XBRL skipped")
+    if not rows and not no_ixbrl:
+        result.notes.append(f"{ticker}: no 10-K/10-Q filings (foreign filers file 20-F/6-K)")
+    folder = _ticker_dir(out / "fintradebench" / "filings", ticker)
+    for r in rows:
+        name = f"{r['form']}_{r['filingDate']}_{r['accessionNumber']}.htm"
+        if not NAME.match(name) or not r["primaryDocument"]:
+            result.notes.append(f"{ticker}: filing {r['accessionNumber']} skipped (odd metadata)")
+            continue
+        path = folder / name
+        if path.exists() and not force:
+            result.files.append(Outcome(ticker, "filing", path, "skipped", "exists"))
+            continue
+        progress(f"{ticker}: {r['form']} filed {r['filingDate']}")
+        url = ARCHIVE_URL.format(
+            cik=cik, folder=r["accessionNumber"].replace("-", ""), document=r["primaryDocument"]
+        )
+        body = _fetch(fetcher, url, f"{ticker} {r['form']}", "run pull again later")
+        # the same check ingest makes, so a cut-off download never lands in the bundle
+        if not re.search(rb"</html>\s*$", body[-2000:], re.IGNORECASE):
+            raise UserError(f"{ticker} {r['form']}: {url}", "download is truncated", "run again")
+        write_atomic(path, body)
+        result.files.append(Outcome(ticker, "filing", path, "written", r.get("reportDate", "")))
+
+
+def chart_rows(doc: Any, url: str, ticker: str) -> list[list[Any]]:
+    """Yahoo chart JSON -> CSV rows; bars with a null or non-positive value are dropped."""
+    where = f"{ticker} prices"
+    try:
+        chart = doc["chart"]
+        if chart.get("error"):
+            err = chart["error"]
+            raise UserError(
+                f"{where}: {url}",
+                f"Yahoo says {err.get('description') or err.get('code')}",
+                "check the symbol on finance.yahoo.com or pass --no-prices",
+            )
+        res = chart["result"][0]
+        stamps = res.get("timestamp") or []
+        quote = res["indicators"]["quote"][0]
+        adj = res["indicators"]["adjclose"][0]["adjclose"]
+        cols = [quote["open"], quote["high"], quote["low"], quote["close"], adj, quote["volume"]]
+        offset = int(res.get("meta", {}).get("gmtoffset") or 0)
+    except (KeyError, TypeError, IndexError, AttributeError, ValueError):
+        raise _layout_error(url, where, "want chart.result[0] with quote and adjclose") from None
+    if any(len(c) != len(stamps) for c in cols):
+        raise _layout_error(url, where, "columns differ in length")
+    by_day: dict[str, list[Any]] = {}
+    for i, ts in enumerate(stamps):
+        values = [c[i] for c in cols]
+        if any(v is None for v in values):
+            continue
+        if not all(isinstance(v, int | float) for v in values):
+            raise _layout_error(url, where, f"non-numeric value in bar {i}")
+        if any(v <= 0 for v in values[:5]):  # read_price_file rejects them; volume may be 0
+            continue
+        # the exchange's local date, not UTC (bars are stamped at the local open)
+        day = datetime.fromtimestamp(ts + offset, UTC).date().isoformat()
+        by_day[day] = [day, *values[:5], int(values[5])]  # a later bar (live quote) wins
+    return [by_day[d] for d in sorted(by_day)]
+
+
+def pull_prices(
+    fetcher: Fetcher,
+    out: Path,
+    ticker: str,
+    since: date | None,
+    today: date,
+    force: bool,
+    result: PullResult,
+    progress: Callable[[str], None],
+) -> None:
+    path = out / "prices-yahoo" / f"{ticker}.csv"
+    if path.exists() and not force:
+        result.files.append(Outcome(ticker, "prices", path, "skipped", "exists"))
+        return
+    progress(f"{ticker}: daily prices")
+
+    def stamp(d: date) -> int:
+        return int(datetime(d.year, d.month, d.day, tzinfo=UTC).timestamp())
+
+    url = CHART_URL.format(
+        symbol=ticker.replace(".", "-"),  # Yahoo spells share classes BRK-B
+        start=stamp(since) if since else 0,
+        end=stamp(today + timedelta(days=1)),
+    )
+    where = f"{ticker} prices"
+    fix = "check the symbol on finance.yahoo.com or pass --no-prices"
+    rows = chart_rows(_json(_fetch(fetcher, url, where, fix), url, where), url, ticker)
+    if not rows:
+        result.notes.append(f"{ticker}: Yahoo returned no daily bars; no price file written")
+        return
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(PRICE_HEADER)
+    w.writerows(rows)
+    write_atomic(path, buf.getvalue().encode())
+    result.files.append(Outcome(ticker, "prices", path, "written", f"{len(rows)} days"))
+
+
+def normalize_tickers(tickers: list[str]) -> list[str]:
+    """Upper-case, de-duplicated in order; a malformed symbol is a UserError naming it."""
+    seen: list[str] = []
+    for t in tickers:
+        u = t.strip().upper()
+        if not _TICKER.match(u):
+            raise UserError(
+                f"ticker {t!r}", "is not a ticker symbol", "use 1-6 letters, digits, '.' or '-'"
+            )
+        if u not in seen:
+            seen.append(u)
+    return seen
+
+
+def pull(
+    fetcher: Fetcher,
+    out: Path,
+    tickers: list[str],
+    *,
+    since: date | None = None,
+    filings: bool = True,
+    prices: bool = True,
+    force: bool = False,
+    today: date | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> PullResult:
+    """Fetch filings and/or prices of `tickers` into the bundle at `out`."""
+    names = normalize_tickers(tickers)
+    if not names:
+        raise UserError("--ticker", "no ticker given", "pass --ticker AAPL (repeatable)")
+    if not (filings or prices):
+        raise UserError("--no-filings --no-prices", "leave nothing to pull", "drop one of them")
+    report = progress or (lambda msg: None)
+    result = PullResult(out)
+    ciks: dict[str, int] = {}
+    if filings:
+        report("SEC ticker map")
+        mapping = cik_map(fetcher, out, force, result)
+        ciks = {t: lookup_cik(mapping, t) for t in names}  # fail before any download
+    for t in names:
+        if filings:
+            pull_filings(fetcher, out, t, ciks[t], since, force, result, report)
+        if prices:
+            pull_prices(fetcher, out, t, since, today or date.today(), force, result, report)
+    return result
