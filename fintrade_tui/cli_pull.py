@@ -32,13 +32,15 @@ def _summary(result: PullResult) -> None:
         t.add_row(ticker, kind, str(w), str(s))
     console.print(t)
     for f in result.written:
-        console.print(f"[green]wrote[/] {f.path}")
+        console.print(f"[green]wrote[/] {f.path}", soft_wrap=True)
     for note in result.notes:
-        console.print(f"[yellow]note[/] {note}")
+        console.print(f"[yellow]note[/] {note}", soft_wrap=True)
     console.print(
         f"{len(result.written)} file(s) written, {len(result.skipped)} skipped (already there; "
-        "--force to fetch again). Use it with: fintrade-tui --bundle "
-        f"{result.out} ingest"
+        "--force fetches again). Ingest also needs the reference/nasdaq100_*.csv tables of a "
+        f"full bundle: pull into a writable copy of one, then `fintrade-tui --bundle {result.out} "
+        "ingest`",
+        soft_wrap=True,
     )
 
 

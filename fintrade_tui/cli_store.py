@@ -79,13 +79,8 @@ def ingest(obj: Ctx, strict: bool, as_json: bool) -> None:
         return
     for q in s.quarantined:
         console.print(f"[yellow]quarantined[/] {q.file}: {q.reason}")
-    _table(
-        [
-            {k: v for k, v in data.items() if k != "quarantined"}
-            | {"quarantined files": len(s.quarantined)}
-        ],
-        "ingest summary",
-    )
+    data["quarantined"] = len(s.quarantined)
+    _table([{"": k, "value": v} for k, v in data.items()], "ingest summary")
 
 
 @main.command()

@@ -29,14 +29,15 @@ STOCKS: dict[str, list[str]] = {
     ],
 }
 # Total debt = long-term debt (current + non-current) + commercial paper + short-term borrowings,
-# each where reported. `LongTermDebt` (the total) stands in when neither part is reported.
-DEBT_PARTS = [
-    "LongTermDebtCurrent",
-    "LongTermDebtNoncurrent",
-    "CommercialPaper",
-    "ShortTermBorrowings",
+# each where reported. Long-term debt is taken, in this order, from: current + non-current;
+# the `LongTermDebt` total; current + the non-current amount including finance leases (Alphabet's
+# 10-Qs report only that).
+LONG_TERM_DEBT = [
+    ["LongTermDebtCurrent?", "LongTermDebtNoncurrent"],
+    ["LongTermDebt"],
+    ["LongTermDebtCurrent?", "LongTermDebtAndCapitalLeaseObligations"],
 ]
-DEBT_TOTAL_FALLBACK = "LongTermDebt"
+SHORT_TERM_DEBT = ["CommercialPaper", "ShortTermBorrowings"]
 SHARES = "EntityCommonStockSharesOutstanding"  # dei cover page; summed over share classes
 
 RATIOS = {

@@ -10,16 +10,16 @@ value minus the nine-month year-to-date value of the third-quarter 10-Q.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
 import pandas as pd
 
 from fintrade_tui.fundamentals.concepts import (
-    DEBT_PARTS,
-    DEBT_TOTAL_FALLBACK,
     FLOWS,
+    LONG_TERM_DEBT,
     SHARES,
+    SHORT_TERM_DEBT,
     STOCKS,
 )
 
@@ -97,12 +97,14 @@ def _stock(pool: _Pool, concepts: list[str], when: date) -> dict | None:
 
 
 def _debt(pool: _Pool, when: date) -> dict | None:
-    parts = [(c, pool.instant(c, when)) for c in DEBT_PARTS]
-    parts = [(c, h) for c, h in parts if h]
-    if not any(c.startswith("LongTermDebt") for c, _ in parts):
-        total = pool.instant(DEBT_TOTAL_FALLBACK, when)
-        if total:
-            parts.append((DEBT_TOTAL_FALLBACK, total))
+    """Total debt at `when` (see concepts.LONG_TERM_DEBT); `?` marks an optional part."""
+    parts: list[tuple[str, tuple[float, str]]] = []
+    for option in LONG_TERM_DEBT:
+        got = [(c.rstrip("?"), pool.instant(c.rstrip("?"), when)) for c in option]
+        if all(h for c, (_, h) in zip(option, got, strict=True) if not c.endswith("?")):
+            parts = [(c, h) for c, h in got if h]
+            break
+    parts += [(c, h) for c in SHORT_TERM_DEBT if (h := pool.instant(c, when))]
     if not parts:
         return None
     return {
@@ -110,6 +112,10 @@ def _debt(pool: _Pool, when: date) -> dict | None:
         "concepts": " + ".join(f"{c}@{h[1]}" for c, h in parts),
         "method": "period-end sum",
     }
+
+
+def _reports(facts: pd.DataFrame, accession: str, concepts: list[str]) -> bool:
+    return bool(((facts["accession"] == accession) & facts["concept"].isin(concepts)).any())
 
 
 def _shares(facts: pd.DataFrame, accession: str) -> float | None:
@@ -160,6 +166,14 @@ def derive(
             vals: dict[str, dict | None] = {
                 k: quarterly_flow(pool, c, f["form"], end) for k, c in FLOWS.items()
             }
+            if vals["dividends_paid"] is None and not _reports(
+                tf, f["accession"], FLOWS["dividends_paid"]
+            ):
+                vals["dividends_paid"] = {
+                    "value": 0.0,
+                    "concepts": "no dividend facts in filing",
+                    "method": "none reported",
+                }
             vals |= {k: _stock(pool, c, end) for k, c in STOCKS.items()}
             vals["total_debt"] = _debt(pool, end)
             if shares[i]:
@@ -269,26 +283,14 @@ def _ratios(
     eq = vals.get("shareholders_equity")
     if eq:
         put("book_price", "shareholders_equity", "shares_outstanding", eq["value"] / mcap, stamp)
-    if vals.get("dividends_paid"):
-        dv = _ttm(quarters, "dividends_paid")
-        if dv:
-            put(
-                "dividend_yield",
-                "dividends_paid",
-                "shares_outstanding",
-                dv[0] / mcap,
-                stamp | {"note": stamp["note"] + f"; dividends: {dv[1]}"},
-            )
-    elif not any(q["vals"].get("dividends_paid") for q in quarters):
+    dv = _ttm(quarters, "dividends_paid")
+    if dv:
+        note = stamp["note"] + f"; dividends: {dv[1]}"
         put(
             "dividend_yield",
+            "dividends_paid",
             "shares_outstanding",
-            "shares_outstanding",
-            0.0,
-            stamp | {"note": "no dividends reported in any filing so far"},
+            dv[0] / mcap,
+            stamp | {"note": note},
         )
     return out
-
-
-def lag_date(period_end: date, days: int) -> date:
-    return period_end + timedelta(days=days)

@@ -1,19 +1,17 @@
-"""Pull room (needs internet): fetch SEC EDGAR 10-K/10-Q filings and Yahoo daily prices and
-write them in the bundle layout that ingest reads.
-
-- `fintradebench/filings/<TICKER>/<form>_<filed>_<accession>.htm` (inline-XBRL primary document)
-- `prices-yahoo/<TICKER>.csv` (`Date,Open,High,Low,Close,Adj Close,Volume`)
-- `reference/company_tickers.json` (SEC's ticker -> CIK map, as SEC serves it)
+"""Pull room (needs internet): SEC EDGAR 10-K/10-Q filings and Yahoo daily prices, written in
+the bundle layout ingest reads: `fintradebench/filings/<T>/<form>_<filed>_<accession>.htm`,
+`prices-yahoo/<T>.csv` and `reference/company_tickers.json` (SEC's own format).
 
 All network access goes through a `Fetcher` (`get(url) -> bytes`) so tests inject a fake.
-Files are written atomically and existing ones are skipped unless `force`: a failed or
-interrupted pull is resumed by running it again.
+Files are written atomically and existing ones skipped unless `force`, so an interrupted pull
+resumes by running it again.
 """
 
 from __future__ import annotations
 
 import csv
 import gzip
+import http.client
 import io
 import json
 import os
@@ -45,6 +43,7 @@ SEC_MAX_RPS = 10.0  # SEC fair-access policy
 # Inline XBRL started with filings for periods ending after 2019-06-15; older submission pages
 # cannot hold a filing ingest could parse, so they are not fetched.
 IXBRL_START = date(2019, 6, 15)
+AGAIN = "run pull again later"  # transient failures: a rerun resumes where this one stopped
 _TICKER = re.compile(r"^[A-Z0-9.\-]{1,6}$")  # what prices.discover accepts as a file stem
 
 
@@ -87,13 +86,9 @@ class HttpFetcher:
         self._next = now + self.interval
 
     def get(self, url: str) -> bytes:
-        host = urlsplit(url).hostname or ""
-        # SEC wants "name email"; Yahoo rejects non-browser agents with 429
-        ua = (
-            self.user_agent
-            if host.endswith("sec.gov")
-            else f"Mozilla/5.0 (compatible; {self.user_agent})"
-        )
+        ua = self.user_agent  # SEC wants "name email"
+        if not (urlsplit(url).hostname or "").endswith("sec.gov"):
+            ua = f"Mozilla/5.0 (compatible; {ua})"  # Yahoo answers 429 to non-browser agents
         req = urllib.request.Request(url, headers={"User-Agent": ua, "Accept-Encoding": "gzip"})
         self._wait()
         try:
@@ -104,7 +99,8 @@ class HttpFetcher:
                 return body
         except urllib.error.HTTPError as exc:
             raise FetchError(url, exc.code, str(exc.reason)) from None
-        except (urllib.error.URLError, OSError, EOFError) as exc:  # DNS, refused, timeout, cut
+        except (urllib.error.URLError, OSError, EOFError, http.client.HTTPException) as exc:
+            # DNS failure, refused, timed out, connection cut mid-body
             raise FetchError(url, None, str(getattr(exc, "reason", exc))) from None
 
 
@@ -132,23 +128,31 @@ class PullResult:
         return [f for f in self.files if f.status == "skipped"]
 
 
+@dataclass
+class _Run:
+    fetcher: Fetcher
+    out: Path
+    since: date | None
+    today: date
+    force: bool
+    result: PullResult
+    progress: Callable[[str], None]
+
+
 def _fetch(fetcher: Fetcher, url: str, where: str, fix_404: str) -> bytes:
     """GET, turning a failure into one line naming what was fetched and how to fix it."""
     try:
         return fetcher.get(url)
     except FetchError as exc:
-        if exc.status is None:
-            problem, fix = f"network error ({exc.reason})", "check the internet connection"
-        elif exc.status == 403:
-            problem = "HTTP 403 forbidden"
-            fix = "set pull.user_agent in config.yaml to 'name email' as SEC requires"
-        elif exc.status == 429:
-            problem = "HTTP 429 too many requests"
-            fix = "wait a few minutes, lower pull.requests_per_second, run pull again"
-        elif exc.status == 404:
-            problem, fix = "HTTP 404 not found", fix_404
-        else:
-            problem, fix = f"HTTP {exc.status} {exc.reason}", "run pull again later"
+        fix = {
+            None: "check the internet connection",
+            403: "set pull.user_agent in config.yaml to 'name email' as SEC requires",
+            404: fix_404,
+            429: "wait a few minutes, lower pull.requests_per_second, run pull again",
+        }.get(exc.status, AGAIN)
+        problem = (
+            f"HTTP {exc.status} {exc.reason}" if exc.status else f"network error ({exc.reason})"
+        )
         raise UserError(f"{where}: {url}", problem, fix) from None
 
 
@@ -156,13 +160,11 @@ def _json(data: bytes, url: str, where: str) -> Any:
     try:
         return json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError):
-        raise UserError(
-            f"{where}: {url}", "returned malformed JSON", "run pull again later"
-        ) from None
+        raise UserError(f"{where}: {url}", "returned malformed JSON", AGAIN) from None
 
 
 def _layout_error(url: str, where: str, what: str) -> UserError:
-    return UserError(f"{where}: {url}", f"unexpected JSON layout ({what})", "run pull again later")
+    return UserError(f"{where}: {url}", f"unexpected JSON layout ({what})", AGAIN)
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -184,37 +186,43 @@ def write_atomic(path: Path, data: bytes) -> None:
         ) from None
 
 
-def cik_map(fetcher: Fetcher, out: Path, force: bool, result: PullResult) -> dict[str, int]:
-    """ticker -> CIK from `<out>/reference/company_tickers.json`, fetched from SEC if absent."""
-    path = out / "reference" / "company_tickers.json"
-    if path.is_file() and not force:
-        data, url = path.read_bytes(), str(path)
-        result.files.append(Outcome("*", "reference", path, "skipped", "exists"))
-    else:
-        url = TICKERS_URL
-        data = _fetch(fetcher, url, "SEC ticker map", "check the URL in fintrade_tui/ingest/pull")
+def cik_map(fetcher: Fetcher, path: Path, fetch: bool) -> dict[str, int]:
+    """ticker -> CIK from SEC's company_tickers.json: the copy at `path`, or SEC's (then saved)."""
+    url = TICKERS_URL if fetch else str(path)
+    data = _fetch(fetcher, url, "SEC ticker map", AGAIN) if fetch else path.read_bytes()
     rows = _json(data, url, "SEC ticker map")
     try:
         mapping = {str(r["ticker"]).upper(): int(r["cik_str"]) for r in rows.values()}
     except (AttributeError, KeyError, TypeError, ValueError):
         raise _layout_error(url, "SEC ticker map", "want {n: {cik_str, ticker, title}}") from None
-    if url == TICKERS_URL:
+    if fetch:
         write_atomic(path, data)  # kept byte for byte: SEC's own format
-        result.files.append(Outcome("*", "reference", path, "written"))
     return mapping
 
 
-def lookup_cik(mapping: dict[str, int], ticker: str) -> int:
+def _cik(mapping: dict[str, int], ticker: str) -> int | None:
     # SEC spells share classes with a dash (BRK-B); users often type a dot
-    for key in (ticker, ticker.replace(".", "-")):
-        if key in mapping:
-            return mapping[key]
-    raise UserError(
-        f"ticker {ticker}",
-        "is not in SEC's company_tickers.json",
-        "check the symbol (renamed or delisted tickers are not listed), "
-        "or pass --force to refresh the map",
-    )
+    return mapping.get(ticker) or mapping.get(ticker.replace(".", "-"))
+
+
+def resolve_ciks(
+    fetcher: Fetcher, out: Path, tickers: list[str], result: PullResult, force: bool
+) -> dict[str, int]:
+    """CIK per ticker; a local map lacking one is refreshed once (it may predate a listing)."""
+    path = out / "reference" / "company_tickers.json"
+    fetch = force or not path.is_file()
+    mapping = cik_map(fetcher, path, fetch)
+    if not fetch and any(_cik(mapping, t) is None for t in tickers):
+        mapping, fetch = cik_map(fetcher, path, True), True
+    result.files.append(Outcome("*", "reference", path, "written" if fetch else "skipped"))
+    for t in tickers:
+        if _cik(mapping, t) is None:
+            raise UserError(
+                f"ticker {t}",
+                "is not in SEC's company_tickers.json",
+                "check the symbol; renamed, delisted and foreign-only tickers are not listed",
+            )
+    return {t: mapping.get(t) or mapping[t.replace(".", "-")] for t in tickers}
 
 
 def _rows(table: dict[str, list], url: str, where: str) -> list[dict[str, Any]]:
@@ -248,7 +256,7 @@ def list_filings(
         if str(page.get("filingTo", "9999")) < floor.isoformat():
             continue
         page_url = SUBMISSIONS_URL.format(name=page["name"])
-        page_doc = _json(_fetch(fetcher, page_url, where, "run pull again"), page_url, where)
+        page_doc = _json(_fetch(fetcher, page_url, where, AGAIN), page_url, where)
         rows += _rows(page_doc, page_url, where)
     wanted, no_ixbrl = [], 0
     for r in rows:
@@ -271,39 +279,31 @@ def _ticker_dir(root: Path, ticker: str) -> Path:
     return root / ticker
 
 
-def pull_filings(
-    fetcher: Fetcher,
-    out: Path,
-    ticker: str,
-    cik: int,
-    since: date | None,
-    force: bool,
-    result: PullResult,
-    progress: Callable[[str], None],
-) -> None:
-    rows, no_ixbrl = list_filings(fetcher, ticker, cik, since)
+def _pull_filings(run: _Run, ticker: str, cik: int) -> None:
+    result = run.result
+    rows, no_ixbrl = list_filings(run.fetcher, ticker, cik, run.since)
     if no_ixbrl:
         result.notes.append(f"{ticker}: {no_ixbrl} 10-K/10-Q without inline XBRL skipped")
     if not rows and not no_ixbrl:
         result.notes.append(f"{ticker}: no 10-K/10-Q filings (foreign filers file 20-F/6-K)")
-    folder = _ticker_dir(out / "fintradebench" / "filings", ticker)
+    folder = _ticker_dir(run.out / "fintradebench" / "filings", ticker)
     for r in rows:
         name = f"{r['form']}_{r['filingDate']}_{r['accessionNumber']}.htm"
         if not NAME.match(name) or not r["primaryDocument"]:
             result.notes.append(f"{ticker}: filing {r['accessionNumber']} skipped (odd metadata)")
             continue
         path = folder / name
-        if path.exists() and not force:
+        if path.exists() and not run.force:
             result.files.append(Outcome(ticker, "filing", path, "skipped", "exists"))
             continue
-        progress(f"{ticker}: {r['form']} filed {r['filingDate']}")
+        run.progress(f"{ticker}: {r['form']} filed {r['filingDate']}")
         url = ARCHIVE_URL.format(
             cik=cik, folder=r["accessionNumber"].replace("-", ""), document=r["primaryDocument"]
         )
-        body = _fetch(fetcher, url, f"{ticker} {r['form']}", "run pull again later")
+        body = _fetch(run.fetcher, url, f"{ticker} {r['form']}", AGAIN)
         # the same check ingest makes, so a cut-off download never lands in the bundle
         if not re.search(rb"</html>\s*$", body[-2000:], re.IGNORECASE):
-            raise UserError(f"{ticker} {r['form']}: {url}", "download is truncated", "run again")
+            raise UserError(f"{ticker} {r['form']}: {url}", "download is truncated", AGAIN)
         write_atomic(path, body)
         result.files.append(Outcome(ticker, "filing", path, "written", r.get("reportDate", "")))
 
@@ -345,40 +345,29 @@ def chart_rows(doc: Any, url: str, ticker: str) -> list[list[Any]]:
     return [by_day[d] for d in sorted(by_day)]
 
 
-def pull_prices(
-    fetcher: Fetcher,
-    out: Path,
-    ticker: str,
-    since: date | None,
-    today: date,
-    force: bool,
-    result: PullResult,
-    progress: Callable[[str], None],
-) -> None:
-    path = out / "prices-yahoo" / f"{ticker}.csv"
-    if path.exists() and not force:
+def _pull_prices(run: _Run, ticker: str) -> None:
+    path, result = run.out / "prices-yahoo" / f"{ticker}.csv", run.result
+    if path.exists() and not run.force:
         result.files.append(Outcome(ticker, "prices", path, "skipped", "exists"))
         return
-    progress(f"{ticker}: daily prices")
+    run.progress(f"{ticker}: daily prices")
 
     def stamp(d: date) -> int:
         return int(datetime(d.year, d.month, d.day, tzinfo=UTC).timestamp())
 
     url = CHART_URL.format(
         symbol=ticker.replace(".", "-"),  # Yahoo spells share classes BRK-B
-        start=stamp(since) if since else 0,
-        end=stamp(today + timedelta(days=1)),
+        start=stamp(run.since) if run.since else 0,
+        end=stamp(run.today + timedelta(days=1)),
     )
     where = f"{ticker} prices"
     fix = "check the symbol on finance.yahoo.com or pass --no-prices"
-    rows = chart_rows(_json(_fetch(fetcher, url, where, fix), url, where), url, ticker)
+    rows = chart_rows(_json(_fetch(run.fetcher, url, where, fix), url, where), url, ticker)
     if not rows:
         result.notes.append(f"{ticker}: Yahoo returned no daily bars; no price file written")
         return
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(PRICE_HEADER)
-    w.writerows(rows)
+    csv.writer(buf, lineterminator="\n").writerows([PRICE_HEADER, *rows])
     write_atomic(path, buf.getvalue().encode())
     result.files.append(Outcome(ticker, "prices", path, "written", f"{len(rows)} days"))
 
@@ -415,16 +404,14 @@ def pull(
         raise UserError("--ticker", "no ticker given", "pass --ticker AAPL (repeatable)")
     if not (filings or prices):
         raise UserError("--no-filings --no-prices", "leave nothing to pull", "drop one of them")
-    report = progress or (lambda msg: None)
-    result = PullResult(out)
+    result, report = PullResult(out), progress or (lambda msg: None)
+    run = _Run(fetcher, out, since, today or date.today(), force, result, report)
     ciks: dict[str, int] = {}
-    if filings:
-        report("SEC ticker map")
-        mapping = cik_map(fetcher, out, force, result)
-        ciks = {t: lookup_cik(mapping, t) for t in names}  # fail before any download
+    if filings:  # every ticker is resolved before any download
+        ciks = resolve_ciks(fetcher, out, names, result, force)
     for t in names:
         if filings:
-            pull_filings(fetcher, out, t, ciks[t], since, force, result, report)
+            _pull_filings(run, t, ciks[t])
         if prices:
-            pull_prices(fetcher, out, t, since, today or date.today(), force, result, report)
+            _pull_prices(run, t)
     return result

@@ -12,8 +12,9 @@ from fintrade_tui.errors import UserError
 
 
 def _read_csv(path: Path, required: list[str]) -> pd.DataFrame:
+    """A reference table; a bundle without it (e.g. one written by `pull`) gets an empty one."""
     if not path.is_file():
-        raise UserError(str(path), "missing reference file", "restore it in the bundle")
+        return pd.DataFrame(columns=required)
     df = pd.read_csv(path, dtype=str, keep_default_na=False)
     missing = [c for c in required if c not in df.columns]
     if missing:
