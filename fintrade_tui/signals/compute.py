@@ -50,14 +50,16 @@ SIGNALS = [
 STATE = ["ema_12", "ema_26", "wilder_gain", "wilder_loss", "run_max"]
 LOOKBACK = 260  # rows of history a refresh re-reads: longest window (252) + lags
 
+# No primary key: its index costs more to build than it saves; rows are written in
+# (ticker, date) order so a ticker's rows sit together and zone maps prune the scan.
 CREATE = f"""
 CREATE TABLE IF NOT EXISTS signals (
     ticker VARCHAR, date DATE, i BIGINT, adj_close DOUBLE,
-    {", ".join(f"{c} DOUBLE" for c in SIGNALS + STATE)},
-    PRIMARY KEY (ticker, date)
+    {", ".join(f"{c} DOUBLE" for c in SIGNALS + STATE)}
 )"""
 
-# {scope} restricts the rows read; {seed} gives each ticker's starting state (i0 = first new i).
+# {scope} restricts the rows read (a refresh re-reads LOOKBACK rows before its first new day);
+# {seed} gives each ticker's starting state. `i` is the row's index in the ticker's full series.
 _SQL = """
 WITH RECURSIVE base AS (
     SELECT p.ticker, p.date, p.adj_close AS p, p.volume,
@@ -72,36 +74,37 @@ gl AS (
 ),
 win AS (
     SELECT ticker, date, i, p, volume, d, r, g, l,
-        CASE WHEN count(p) OVER w20 = 20 THEN avg(p) OVER w20 END AS ma_20,
+        CASE WHEN i >= 19 THEN avg(p) OVER w20 END AS ma_20,
         avg(g) OVER w14 AS mg, avg(l) OVER w14 AS ml,
-        sum(sign(coalesce(d, 0)) * volume) OVER run AS obv_part,
-        max(p) OVER run AS max_part,
-        CASE WHEN count(r) OVER w20 = 20 THEN max(r) OVER w20 END AS max_return_20d,
+        CASE WHEN i >= 20 THEN max(r) OVER w20 END AS max_return_20d,
         p / lag(p, 5) OVER w - 1 AS momentum_5d,
         p / lag(p, 20) OVER w - 1 AS momentum_20d,
-        CASE WHEN count(p) OVER w60 = 60 THEN p / avg(p) OVER w60 - 1 END AS mean_reversal_60d,
+        CASE WHEN i >= 59 THEN p / avg(p) OVER w60 - 1 END AS mean_reversal_60d,
         lag(p, 1) OVER w / lag(p, 22) OVER w - 1 AS short_term_reversal_1m,
         lag(p, 21) OVER w / lag(p, 252) OVER w - 1 AS medium_term_momentum,
-        CASE WHEN count(r) OVER w20 = 20 THEN stddev_samp(r) OVER w20 * sqrt(252) END
-            AS realized_vol_20d
+        CASE WHEN i >= 20 THEN stddev_samp(r) OVER w20 * sqrt(252) END AS realized_vol_20d
     FROM gl
     WINDOW w AS (PARTITION BY ticker ORDER BY date),
-        run AS (PARTITION BY ticker ORDER BY date ROWS UNBOUNDED PRECEDING),
         w14 AS (PARTITION BY ticker ORDER BY date ROWS 13 PRECEDING),
         w20 AS (PARTITION BY ticker ORDER BY date ROWS 19 PRECEDING),
         w60 AS (PARTITION BY ticker ORDER BY date ROWS 59 PRECEDING)
 ),
-rec(ticker, i, e12, e26, e20, sig, wg, wl) AS (
+step AS (SELECT ticker, i, p, g, l, mg, ml, sign(coalesce(d, 0)) * volume AS dv FROM win),
+-- every accumulator in one recursion: EMAs, MACD signal, Wilder averages, OBV, running max
+rec(ticker, i, e12, e26, e20, sig, wg, wl, obv, run_max) AS (
     {seed}
     UNION ALL
     SELECT w.ticker, w.i,
         (2/13) * w.p + (11/13) * rec.e12,
         (2/27) * w.p + (25/27) * rec.e26,
         (2/21) * w.p + (19/21) * rec.e20,
-        0.2 * ((2/13) * w.p + (11/13) * rec.e12 - (2/27) * w.p - (25/27) * rec.e26) + 0.8 * rec.sig,
+        0.2 * ((2/13) * w.p + (11/13) * rec.e12 - (2/27) * w.p - (25/27) * rec.e26)
+            + 0.8 * rec.sig,
         CASE WHEN w.i < 14 THEN NULL WHEN w.i = 14 THEN w.mg ELSE (13 * rec.wg + w.g) / 14 END,
-        CASE WHEN w.i < 14 THEN NULL WHEN w.i = 14 THEN w.ml ELSE (13 * rec.wl + w.l) / 14 END
-    FROM rec JOIN win w ON w.ticker = rec.ticker AND w.i = rec.i + 1
+        CASE WHEN w.i < 14 THEN NULL WHEN w.i = 14 THEN w.ml ELSE (13 * rec.wl + w.l) / 14 END,
+        rec.obv + w.dv,
+        greatest(rec.run_max, w.p)
+    FROM rec JOIN step w ON w.ticker = rec.ticker AND w.i = rec.i + 1
 )
 SELECT w.ticker, w.date, w.i, w.p AS adj_close,
     w.ma_20,
@@ -112,35 +115,33 @@ SELECT w.ticker, w.date, w.i, w.p AS adj_close,
          WHEN w.ml = 0 THEN 100.0 ELSE 100 - 100 / (1 + w.mg / w.ml) END AS rsi_14,
     CASE WHEN rec.wg IS NULL OR (rec.wg = 0 AND rec.wl = 0) THEN NULL
          WHEN rec.wl = 0 THEN 100.0 ELSE 100 - 100 / (1 + rec.wg / rec.wl) END AS rsi_14_wilder,
-    w.obv_part + coalesce(s.obv0, 0) AS obv,
+    rec.obv,
     w.r AS one_day_reversal,
     w.max_return_20d, w.momentum_5d, w.momentum_20d, w.mean_reversal_60d,
     w.short_term_reversal_1m, w.medium_term_momentum,
-    w.p / greatest(w.max_part, coalesce(s.run_max0, 0)) - 1 AS drawdown,
+    w.p / rec.run_max - 1 AS drawdown,
     w.realized_vol_20d,
     rec.e12 AS ema_12, rec.e26 AS ema_26, rec.wg AS wilder_gain, rec.wl AS wilder_loss,
-    greatest(w.max_part, coalesce(s.run_max0, 0)) AS run_max
+    rec.run_max
 FROM win w JOIN rec USING (ticker, i)
-LEFT JOIN starts s ON s.ticker = w.ticker
-WHERE w.i >= coalesce(s.i_new, 0)
+WHERE w.i >= {first_new}
+ORDER BY w.ticker, w.date
 """
 
 _FULL_SEED = """SELECT ticker, i, p::DOUBLE, p::DOUBLE, p::DOUBLE, 0.0::DOUBLE, NULL::DOUBLE,
-    NULL::DOUBLE FROM win WHERE i = 0"""
-# a refresh seeds from the last stored row; its window rows start LOOKBACK rows earlier
+    NULL::DOUBLE, 0.0::DOUBLE, p::DOUBLE FROM win WHERE i = 0"""
+# a refresh seeds from the last stored row
 _INCR_SEED = """SELECT s.ticker, s.last_i, s.ema_12, s.ema_26, s.ema_20, s.macd_signal,
-    s.wilder_gain, s.wilder_loss FROM starts s"""
+    s.wilder_gain, s.wilder_loss, s.obv, s.run_max FROM starts s"""
 
 
 def build(con: duckdb.DuckDBPyConnection) -> int:
     """(Re)compute all signals from `prices`; returns the row count."""
     con.execute("DROP TABLE IF EXISTS signals")
     con.execute(CREATE)
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE starts (ticker VARCHAR, i_start BIGINT, i_new BIGINT,"
-        " obv0 DOUBLE, run_max0 DOUBLE)"
+    sql = _SQL.format(
+        scope="LEFT JOIN (SELECT NULL::BIGINT AS i_start) s ON FALSE", seed=_FULL_SEED, first_new=0
     )
-    sql = _SQL.format(scope="LEFT JOIN starts s ON FALSE", seed=_FULL_SEED)
     con.execute(f"INSERT INTO signals {sql}")
     return con.execute("SELECT count(*) FROM signals").fetchone()[0]
 
@@ -154,26 +155,19 @@ def refresh(con: duckdb.DuckDBPyConnection) -> int:
             SELECT * FROM signals
             QUALIFY row_number() OVER (PARTITION BY ticker ORDER BY date DESC) = 1
         )
-        SELECT l.ticker, l.i AS last_i, l.i + 1 AS i_new, greatest(l.i - {LOOKBACK}, 0) AS i_start,
-               l.date AS last_date, l.ema_12, l.ema_26, l.ema_20, l.macd_signal,
-               l.wilder_gain, l.wilder_loss,
-               l.obv AS obv0, l.run_max AS run_max0
+        SELECT l.*, l.i AS last_i, greatest(l.i - {LOOKBACK}, 0) AS i_start,
+            (SELECT min(g.date) FROM signals g
+             WHERE g.ticker = l.ticker AND g.i >= greatest(l.i - {LOOKBACK}, 0)) AS read_from
         FROM last l
         WHERE EXISTS (SELECT 1 FROM prices p WHERE p.ticker = l.ticker AND p.date > l.date)
     """)
     if not con.execute("SELECT count(*) FROM starts").fetchone()[0]:
         return 0
-    # windows read the last LOOKBACK stored days; OBV and the running max continue from state
-    scope = """JOIN starts s ON s.ticker = p.ticker
-        AND p.date >= (SELECT min(g.date) FROM signals g
-                      WHERE g.ticker = s.ticker AND g.i >= s.i_start)"""
-    sql = _SQL.format(scope=scope, seed=_INCR_SEED)
-    # obv_part/max_part restart at the window start: subtract their values at the seed row
-    sql = sql.replace("w.obv_part + coalesce(s.obv0, 0)", "w.obv_part - o.obv_at_last + s.obv0")
-    sql = sql.replace(
-        "LEFT JOIN starts s ON s.ticker = w.ticker",
-        "JOIN starts s ON s.ticker = w.ticker JOIN (SELECT ticker, obv_part AS obv_at_last FROM win"
-        " JOIN starts USING (ticker) WHERE win.i = starts.last_i) o ON o.ticker = w.ticker",
+    scope = "JOIN starts s ON s.ticker = p.ticker AND p.date >= s.read_from"
+    sql = _SQL.format(
+        scope=scope,
+        seed=_INCR_SEED,
+        first_new="(SELECT last_i + 1 FROM starts WHERE starts.ticker = w.ticker)",
     )
     before = con.execute("SELECT count(*) FROM signals").fetchone()[0]
     con.execute(f"INSERT INTO signals {sql}")
