@@ -220,7 +220,8 @@ def merge_series(files: list[PriceFile]) -> pd.DataFrame:
         for col in ("open", "high", "low", "close"):
             add[col] = add[col] * close_f
         add["adj_close"] = add["adj_close"] * adj_f
-        add["volume"] = add["volume"] / close_f  # split-adjusted volume moves inversely to price
+        # split-adjusted volume moves inversely to price; shares stay whole
+        add["volume"] = (add["volume"] / close_f).round()
         add = add.assign(source=f.source, adj_factor=adj_f, close_factor=close_f)
         out = pd.concat([out, add], ignore_index=True)
     out = out.sort_values("date", kind="stable").reset_index(drop=True)

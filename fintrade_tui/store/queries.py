@@ -43,10 +43,11 @@ def check_ticker(con: duckdb.DuckDBPyConnection, ticker: str) -> str:
 def snapshot(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date) -> dict[str, Any]:
     """Prices, signals and fundamentals of `ticker` visible after the close of `as_of`."""
     t = check_ticker(con, ticker)
+    # the price day first, then its one signal row: both tables are stored in (ticker, date)
+    # order, so each lookup reads one or two row groups
     px = con.execute(
-        f"""SELECT p.date, p.close, p.adj_close, p.source, {", ".join(f"s.{c}" for c in SIGNALS)}
-        FROM prices p LEFT JOIN signals s USING (ticker, date)
-        WHERE p.ticker = ? AND p.date <= ? ORDER BY p.date DESC LIMIT 1""",
+        "SELECT date, close, adj_close, source FROM prices WHERE ticker = ? AND date <= ?"
+        " ORDER BY date DESC LIMIT 1",
         [t, as_of],
     ).fetchone()
     out: dict[str, Any] = {
@@ -61,7 +62,11 @@ def snapshot(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date) -> dict[s
     }
     if px:
         out.update(price_date=px[0], close=px[1], adj_close=px[2], price_source=px[3])
-        out["signals"] = dict(zip(SIGNALS, px[4:], strict=True))
+        sig = con.execute(
+            f"SELECT {', '.join(SIGNALS)} FROM signals WHERE ticker = ? AND date = ?", [t, px[0]]
+        ).fetchone()
+        if sig:
+            out["signals"] = dict(zip(SIGNALS, sig, strict=True))
     out["fundamentals"] = fundamentals_as_of(con, t, as_of)
     return out
 
