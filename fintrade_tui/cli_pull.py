@@ -10,7 +10,8 @@ from rich.table import Table
 
 from fintrade_tui.cli import Ctx, emit_json, friendly, main, parse_day
 from fintrade_tui.config import Config
-from fintrade_tui.ingest.pull import Fetcher, HttpFetcher, PullResult, pull
+from fintrade_tui.ingest.http import Fetcher, HttpFetcher
+from fintrade_tui.ingest.pull import PullResult, pull
 
 console = Console()
 
@@ -37,9 +38,8 @@ def _summary(result: PullResult) -> None:
         console.print(f"[yellow]note[/] {note}", soft_wrap=True)
     console.print(
         f"{len(result.written)} file(s) written, {len(result.skipped)} skipped (already there; "
-        "--force fetches again). Ingest also needs the reference/nasdaq100_*.csv tables of a "
-        f"full bundle: pull into a writable copy of one, then `fintrade-tui --bundle {result.out} "
-        "ingest`",
+        f"--force fetches again). Next: `fintrade-tui --bundle {result.out} ingest` (sector and "
+        "index-membership tables come from a full bundle's reference/ folder)",
         soft_wrap=True,
     )
 

@@ -17,7 +17,8 @@ from fintrade_tui.cli import main
 from fintrade_tui.errors import UserError
 from fintrade_tui.ingest import filings as filing_io
 from fintrade_tui.ingest import prices as price_io
-from fintrade_tui.ingest.pull import FetchError, HttpFetcher, chart_rows, pull
+from fintrade_tui.ingest.http import FetchError, HttpFetcher
+from fintrade_tui.ingest.pull import chart_rows, pull
 from tests.conftest import write_config
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "pull"
