@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import click
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -23,9 +24,10 @@ def _fmt(v: Any) -> str:
 
 def _table(rows: list[dict], title: str, columns: list[str] | None = None) -> None:
     columns = columns or (list(rows[0]) if rows else [])
-    t = Table(title=title, show_lines=False)
-    for c in columns:
-        t.add_column(c, overflow="fold")
+    t = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    for k, c in enumerate(columns):
+        # only the last column may wrap: dates and numbers stay on one line in narrow terminals
+        t.add_column(c, no_wrap=k < len(columns) - 1, overflow="fold")
     for r in rows:
         t.add_row(*(_fmt(r.get(c)) for c in columns))
     console.print(t)
@@ -113,7 +115,7 @@ def snapshot(obj: Ctx, ticker: str, as_of: str, as_json: bool) -> None:
         if v
     ]
     missing = [k for k, v in s["fundamentals"].items() if not v]
-    cols = ["ratio", "value", "period", "period_end", "filed", "source", "accession"]
+    cols = ["ratio", "value", "period", "filed", "source", "accession"]
     _table(rows, "fundamentals (filing-derived first; vendor sources fill gaps)", cols)
     if missing:
         console.print(f"no source has: {', '.join(missing)}")
