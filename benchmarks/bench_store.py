@@ -100,6 +100,7 @@ def signals_one(g: pd.DataFrame) -> dict[str, object]:
         "mean_reversal_60d": p / p.rolling(60).mean() - 1,
         "short_term_reversal_1m": p.shift(1) / p.shift(22) - 1,
         "medium_term_momentum": p.shift(21) / p.shift(252) - 1,
+        "long_term_reversal": p.shift(273) / p.shift(1260) - 1,
         "drawdown": p / p.cummax() - 1,
         "realized_vol_20d": r20.std() * np.sqrt(252),
     }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +34,18 @@ class PullConfig(_Strict):
     requests_per_second: float = Field(8, gt=0, le=10)
 
 
+class QuestionsConfig(_Strict):
+    # "now" for relative phrases ("over the past 3 months") and the cap for the current year
+    # ("in 2025"): the FinTradeBench seeds were written at the end of September 2025
+    reference_date: date = date(2025, 9, 30)
+    scale_seed: int = 7
+
+
 class Config(_Strict):
     bundle: Path = Path("../shared/data")
     store: Path = Path("data/fintrade.duckdb")
+    workspace: Path = Path("data/workspace.duckdb")
+    questions: QuestionsConfig = QuestionsConfig()
     prices: PricesConfig = PricesConfig()
     fundamentals: FundamentalsConfig = FundamentalsConfig()
     pull: PullConfig = PullConfig()
@@ -88,6 +98,7 @@ def load_config(path: Path | str | None = None, bundle: Path | str | None = None
         else _resolve(base, cfg.bundle)
     )
     cfg.store = _resolve(base, cfg.store)
+    cfg.workspace = _resolve(base, cfg.workspace)
     cfg.source_file = path
     return cfg
 

@@ -72,9 +72,10 @@ def mini_bundle(tmp_path: Path) -> Path:
     for src in ("prices-yahoo", "prices-2020", "reference", "fintradebench/filings/AAPL"):
         (b / src).mkdir(parents=True)
     for i, t in enumerate(("AAPL", "MSFT")):
-        full = synthetic_prices("2019-06-03", 400, seed=i)
-        full.iloc[:300].to_csv(b / "prices-yahoo" / f"{t}.csv", index=False)
-        later = full.iloc[150:].copy()
+        # long enough that a signal refresh re-reads only part of the history (LOOKBACK rows)
+        full = synthetic_prices("2019-06-03", 1500, seed=i)
+        full.iloc[:1300].to_csv(b / "prices-yahoo" / f"{t}.csv", index=False)
+        later = full.iloc[1150:].copy()
         for col in ("Open", "High", "Low", "Close"):
             later[col] = later[col] / 4  # a 4:1 split between the two sources' bases
         later["Adj Close"] = later["Adj Close"] / 4 * 1.01

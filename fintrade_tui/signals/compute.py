@@ -17,6 +17,7 @@ Formulas follow the paper's `compute_financial_signals.py` (P = adjusted close, 
   mean_reversal_60d      P / mean(P, 60) - 1
   short_term_reversal_1m P[t-1] / P[t-22] - 1
   medium_term_momentum   P[t-21] / P[t-252] - 1
+  long_term_reversal     P[t-273] / P[t-1260] - 1 (13 to 60 months back, the paper's form)
   drawdown               P / running max(P) - 1
   realized_vol_20d       sample std of r over 20 rows x sqrt(252)
 
@@ -43,12 +44,13 @@ SIGNALS = [
     "mean_reversal_60d",
     "short_term_reversal_1m",
     "medium_term_momentum",
+    "long_term_reversal",
     "drawdown",
     "realized_vol_20d",
 ]
 # state kept per row so a refresh can continue the recursions and running aggregates
 STATE = ["ema_12", "ema_26", "wilder_gain", "wilder_loss", "run_max"]
-LOOKBACK = 260  # rows of history a refresh re-reads: longest window (252) + lags
+LOOKBACK = 1265  # rows of history a refresh re-reads: the longest lag (1260) and then some
 
 # No primary key: its index costs more to build than it saves; rows are written in
 # (ticker, date) order so a ticker's rows sit together and zone maps prune the scan.
@@ -82,6 +84,7 @@ win AS (
         CASE WHEN i >= 59 THEN p / avg(p) OVER w60 - 1 END AS mean_reversal_60d,
         lag(p, 1) OVER w / lag(p, 22) OVER w - 1 AS short_term_reversal_1m,
         lag(p, 21) OVER w / lag(p, 252) OVER w - 1 AS medium_term_momentum,
+        lag(p, 273) OVER w / lag(p, 1260) OVER w - 1 AS long_term_reversal,
         CASE WHEN i >= 20 THEN stddev_samp(r) OVER w20 * sqrt(252) END AS realized_vol_20d
     FROM gl
     WINDOW w AS (PARTITION BY ticker ORDER BY date),
@@ -118,7 +121,7 @@ SELECT w.ticker, w.date, w.i, w.p AS adj_close,
     rec.obv,
     w.r AS one_day_reversal,
     w.max_return_20d, w.momentum_5d, w.momentum_20d, w.mean_reversal_60d,
-    w.short_term_reversal_1m, w.medium_term_momentum,
+    w.short_term_reversal_1m, w.medium_term_momentum, w.long_term_reversal,
     w.p / rec.run_max - 1 AS drawdown,
     w.realized_vol_20d,
     rec.e12 AS ema_12, rec.e26 AS ema_26, rec.wg AS wilder_gain, rec.wl AS wilder_loss,

@@ -49,8 +49,8 @@ def test_mini_bundle_builds_a_merged_series(good_store) -> None:
         "SELECT source, count(*), min(adj_factor), max(close_factor) FROM prices"
         " WHERE ticker = 'AAPL' GROUP BY 1 ORDER BY 1"
     ).fetchall()
-    # yahoo first (days 0-299), then prices-2020 adds days 300-399 rescaled by the 4:1 split
-    assert rows[0][:2] == ("prices-2020", 100) and rows[1] == ("prices-yahoo", 300, 1.0, 1.0)
+    # yahoo first (days 0-1299), then prices-2020 adds days 1300-1499 rescaled by the 4:1 split
+    assert rows[0][:2] == ("prices-2020", 200) and rows[1] == ("prices-yahoo", 1300, 1.0, 1.0)
     assert rows[0][3] == pytest.approx(4.0)
     assert rows[0][2] == pytest.approx(4 / 1.01)
     member = con.execute("SELECT * FROM index_membership ORDER BY ticker").fetchall()

@@ -23,6 +23,7 @@ PAPER_COLUMNS = {
     "Momentum_20D": "momentum_20d",
     "Mean_Reversal_60D": "mean_reversal_60d",
     "Short_Term_Reversal_1month": "short_term_reversal_1m",
+    "Long_Term_Reversal_13month_to_60month": "long_term_reversal",
 }
 TICKERS = ["AAPL", "ADSK", "AMZN", "GOOG", "META", "NVDA", "TSLA"]
 

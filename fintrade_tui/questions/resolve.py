@@ -1,0 +1,161 @@
+"""Resolution room: a question's tickers, `as_of`, window and canonical indicators; then its
+coverage (does the store hold what the golden indicators need at `as_of`?) and oracle evidence
+(the golden indicators' values at `as_of`, through the same code as `snapshot`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import date, timedelta
+from typing import Any
+
+import duckdb
+
+from fintrade_tui.questions.companies import CompanyIndex, index_members, scan_filter
+from fintrade_tui.questions.indicators import KIND, map_indicators
+from fintrade_tui.questions.model import FULL, NONE, PARTIAL, RESOLVED, UNRESOLVED, Question
+from fintrade_tui.questions.timephrases import resolve_time
+from fintrade_tui.store.queries import snapshot
+
+STALE_DAYS = 7  # a signal older than this at `as_of` (no trading since) does not cover it
+
+
+class Resolver:
+    """Resolves questions against one store connection (company index built once)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, reference: date) -> None:
+        self.con = con
+        self.reference = reference
+        self.companies = CompanyIndex(con)
+        self._snapshots: dict[tuple[str, date], dict[str, Any]] = {}
+
+    def fiscal_quarter_end(self, ticker: str | None):
+        def end(year: int, quarter: int) -> date | None:
+            if not ticker:
+                return None
+            period = "Q4" if quarter == 4 else f"Q{quarter}"
+            row = self.con.execute(
+                """SELECT period_end FROM filings WHERE ticker = ? AND fiscal_year = ?
+                AND (CASE WHEN form = '10-K' THEN 'Q4' ELSE fiscal_period END) = ?""",
+                [ticker, year, period],
+            ).fetchone()
+            return row[0] if row else None
+
+        return end
+
+    def resolve(self, q: Question) -> Question:
+        """Tickers, dates and indicators from the text; never drops a question, says why."""
+        reasons: list[str] = []
+        golden, unmapped = map_indicators(q.golden_raw)
+        reasons += [f"indicator {u!r} is not computed by the store" for u in unmapped]
+        mentions = self.companies.mentions(q.text)
+        tickers = [m.ticker for m in mentions if m.ticker in self.companies.known]
+        reasons += [
+            f"{m.phrase} ({m.ticker}) is not in the store"
+            for m in mentions
+            if m.ticker not in self.companies.known
+        ]
+        first = tickers[0] if tickers else None
+        ref = resolve_time(q.text, self.reference, self.fiscal_quarter_end(first))
+        as_of = ref.as_of if ref else None
+        if ref is None:
+            reasons.append("no time reference in the text")
+        scope = "compare" if len(tickers) > 1 else "company" if tickers else None
+        if not tickers:
+            is_scan, filt = scan_filter(q.text)
+            if is_scan and as_of:
+                tickers = index_members(self.con, as_of, filt)
+                scope = "market_scan"
+                reasons.append(
+                    f"market scan: {len(tickers)} index members on {as_of}"
+                    + (f" ({filt[0]} {filt[1]})" if filt else "")
+                )
+            elif not mentions:
+                reasons.append("no company named and not a market scan")
+        status = RESOLVED if tickers and as_of else UNRESOLVED
+        extra = dict(q.extra)
+        if ref:
+            extra["time_phrase"] = {
+                "phrase": ref.phrase,
+                "span": list(ref.span),
+                "kind": ref.kind,
+                "phrase_kind": ref.anchor_kind or ref.kind,  # what the phrase itself names
+            }
+        extra["company_mentions"] = [
+            {"ticker": m.ticker, "phrase": m.phrase, "span": list(m.span)} for m in mentions
+        ]
+        return replace(
+            q,
+            tickers=tickers,
+            scope=scope,
+            as_of=as_of,
+            window_start=ref.start if ref else None,
+            window_end=ref.end if ref else None,
+            golden=golden,
+            status=status,
+            reasons=reasons,
+            extra=extra,
+        )
+
+    def snap(self, ticker: str, as_of: date) -> dict[str, Any]:
+        key = (ticker, as_of)
+        if key not in self._snapshots:
+            self._snapshots[key] = snapshot(self.con, ticker, as_of)
+        return self._snapshots[key]
+
+    def evidence(self, q: Question) -> Question:
+        """Coverage status and oracle evidence at `as_of` for a resolved question."""
+        if q.status != RESOLVED or not q.as_of:
+            return q
+        oracle: dict[str, dict[str, Any]] = {}
+        missing: list[str] = []
+        found = 0
+        for t in q.tickers:
+            if t not in self.companies.known:
+                missing += [
+                    f"{t}:{name}: no data for this ticker in the store" for name in q.golden
+                ]
+                continue
+            s = self.snap(t, q.as_of)
+            for name in q.golden:
+                item, why = _value(s, name, q.as_of)
+                if item is None:
+                    missing.append(f"{t}:{name}: {why}")
+                else:
+                    oracle.setdefault(t, {})[name] = item
+                    found += 1
+        total = len(q.tickers) * len(q.golden)
+        coverage = FULL if found == total and total else PARTIAL if found else NONE
+        return replace(q, oracle=oracle, coverage=coverage, coverage_missing=missing)
+
+
+def _value(s: dict[str, Any], name: str, as_of: date) -> tuple[dict[str, Any] | None, str]:
+    """One indicator's value with provenance from a snapshot, or why it is missing."""
+    if KIND.get(name) == "ratio":
+        f = s["fundamentals"].get(name)
+        if not f:
+            return None, "no filing or vendor value available by as_of"
+        return {
+            "value": f["value"],
+            "kind": "ratio",
+            "source": f["source"],
+            "fiscal_year": f["fiscal_year"],
+            "fiscal_period": f["fiscal_period"],
+            "period_end": f["period_end"],
+            "available_from": f["filed"],
+            "accession": f["accession"],
+            "estimated": f["estimated"],
+        }, ""
+    if s["price_date"] is None:
+        return None, "no prices on or before as_of"
+    if s["price_date"] < as_of - timedelta(days=STALE_DAYS):
+        return None, f"last price {s['price_date']} is stale at as_of"
+    v = s["signals"].get(name)
+    if v is None:
+        return None, "not enough price history for this signal"
+    return {
+        "value": v,
+        "kind": "signal",
+        "source": f"signals ({s['price_source']} prices)",
+        "date": s["price_date"],
+        "available_from": s["price_date"],
+    }, ""

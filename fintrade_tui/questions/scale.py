@@ -1,0 +1,172 @@
+"""Scaling room: deterministic variants of each seed over other companies and quarters.
+
+A variant keeps the seed's category and golden indicators, rewrites the company and the date in
+the text, and carries the indicator values at its own `as_of` as reference facts. Variants the
+store cannot fully support are screened out with the reason (the paper's canonical-data screen).
+Company questions move to other companies and quarter ends; market scans move to other dates
+and screen the index members on that date, keeping those the store fully covers.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from datetime import date
+
+from fintrade_tui.questions.indicators import KIND, LABEL
+from fintrade_tui.questions.model import FULL, RESOLVED, Question
+from fintrade_tui.questions.resolve import Resolver
+from fintrade_tui.questions.timephrases import describe, resolve_time
+
+MAX_TRIES = 40  # candidates examined per seed before giving up
+MIN_SCAN_MEMBERS = 5  # a market-scan variant needs at least this many fully covered members
+
+
+@dataclass
+class Screened:
+    seed_id: str
+    tickers: list[str]
+    as_of: date | None
+    reason: str
+
+
+def quarter_ends(first: date, last: date) -> list[date]:
+    out = []
+    for y in range(first.year, last.year + 1):
+        for m, d in ((3, 31), (6, 30), (9, 30), (12, 31)):
+            q = date(y, m, d)
+            if first <= q <= last:
+                out.append(q)
+    return out
+
+
+def _rewrite(seed: Question, names: dict[int, str], time_text: str | None) -> str:
+    """Replace the seed's time phrase and company mentions (right to left keeps spans valid)."""
+    edits: list[tuple[int, int, str]] = []
+    tp = seed.extra.get("time_phrase")
+    if tp and time_text:
+        edits.append((tp["span"][0], tp["span"][1], time_text))
+    for k, m in enumerate(seed.extra.get("company_mentions", [])):
+        if k in names:
+            edits.append((m["span"][0], m["span"][1], names[k]))
+    text = seed.text
+    for start, end, new in sorted(edits, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def reference_facts(q: Question) -> str:
+    """The oracle values as a short fact sheet, each with its source."""
+    lines = [f"Reference facts as of {q.as_of} (point-in-time, from the store):"]
+    for t, items in q.oracle.items():
+        for name, ev in items.items():
+            where = ev.get("accession") or ev.get("date")
+            period = (
+                f"{ev.get('fiscal_period')} FY{ev.get('fiscal_year')}, "
+                if ev.get("fiscal_year")
+                else ""
+            )
+            label = LABEL.get(name, name)
+            lines.append(f"- {t} {label}: {ev['value']:.6g} ({period}{ev['source']}, {where})")
+    return "\n".join(lines)
+
+
+def scale_seed(
+    r: Resolver, seed: Question, per_seed: int, rng_seed: int, first: date
+) -> tuple[list[Question], list[Screened]]:
+    """Up to `per_seed` fully covered variants of one resolved seed, and the screened-out ones."""
+    if seed.status != RESOLVED or not seed.as_of:
+        return [], [Screened(seed.id, [], None, "seed is unresolved: " + "; ".join(seed.reasons))]
+    rng = random.Random(f"{rng_seed}:{seed.id}")
+    dates = [d for d in quarter_ends(first, r.reference) if d != seed.as_of]
+    if seed.scope == "market_scan":
+        candidates = [(None, d) for d in dates]
+    else:
+        # fundamentals need filings, which only a few companies have; signals need prices
+        if any(KIND.get(g) == "ratio" for g in seed.golden):
+            rows = r.con.execute("SELECT DISTINCT ticker FROM filings").fetchall()
+            universe = {t for (t,) in rows}
+        else:
+            universe = set(r.companies.known)
+        pool = sorted(universe - set(seed.tickers))
+        n = len(seed.tickers)
+        if len(pool) < n:
+            return [], [Screened(seed.id, [], None, f"fewer than {n} other covered companies")]
+        candidates = [(tuple(rng.sample(pool, n)), d) for d in dates for _ in range(2)]
+    rng.shuffle(candidates)
+    variants: list[Question] = []
+    screened: list[Screened] = []
+    # the new date is written as a month or a quarter, whatever the seed said ("in 2025",
+    # "mid-2025"): variants sit on quarter ends, and the text must say what `as_of` is
+    kind = seed.extra.get("time_phrase", {}).get("phrase_kind", "month")
+    kind = "quarter" if kind in ("quarter", "fiscal_quarter") else "month"
+    for tickers, as_of in candidates[:MAX_TRIES]:
+        if len(variants) == per_seed:
+            break
+        first_day = as_of.replace(
+            day=1, month=as_of.month - 2 if kind == "quarter" else as_of.month
+        )
+        names = _new_names(r, seed, tickers) if tickers else {}
+        text = _rewrite(seed, names, describe(kind, as_of, first_day))
+        ref = resolve_time(text, r.reference)
+        if ref is None or ref.as_of != as_of:
+            screened.append(
+                Screened(
+                    seed.id,
+                    list(tickers or []),
+                    as_of,
+                    f"rewritten text does not resolve to {as_of}",
+                )
+            )
+            continue
+        v = replace(seed, as_of=as_of, window_start=ref.start, window_end=ref.end, text=text)
+        if tickers is None:
+            v = r.evidence(replace(v, tickers=_scan_members(r, seed, as_of)))
+            covered = [
+                t for t in v.tickers if all(not m.startswith(f"{t}:") for m in v.coverage_missing)
+            ]
+            if len(covered) < MIN_SCAN_MEMBERS:
+                screened.append(
+                    Screened(seed.id, [], as_of, f"only {len(covered)} index members fully covered")
+                )
+                continue
+            v = r.evidence(replace(v, tickers=covered))
+        else:
+            v = r.evidence(replace(v, tickers=list(tickers)))
+            if v.coverage != FULL:
+                screened.append(
+                    Screened(seed.id, list(tickers), as_of, "; ".join(v.coverage_missing[:3]))
+                )
+                continue
+        v = replace(
+            v,
+            id=f"{seed.id}-v{len(variants) + 1}",
+            source="scaled",
+            parent_id=seed.id,
+            reasons=[],
+            extra={"seed_text": seed.text},
+        )
+        variants.append(replace(v, reference_answer=reference_facts(v)))
+    if len(variants) < per_seed:
+        screened.append(
+            Screened(
+                seed.id, [], None, f"only {len(variants)} of {per_seed} variants found covered"
+            )
+        )
+    return variants, screened
+
+
+def _new_names(r: Resolver, seed: Question, tickers: tuple[str, ...]) -> dict[int, str]:
+    """Mention index -> the new company's name, for the mentions that resolved to the store."""
+    names: dict[int, str] = {}
+    new = iter(tickers)
+    for k, m in enumerate(seed.extra.get("company_mentions", [])):
+        if m["ticker"] in seed.tickers:
+            names[k] = r.companies.display_name(next(new))
+    return names
+
+
+def _scan_members(r: Resolver, seed: Question, as_of: date) -> list[str]:
+    from fintrade_tui.questions.companies import index_members, scan_filter
+
+    return index_members(r.con, as_of, scan_filter(seed.text)[1])
