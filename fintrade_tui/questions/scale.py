@@ -19,7 +19,7 @@ from fintrade_tui.questions.resolve import Resolver
 from fintrade_tui.questions.timephrases import describe, resolve_time
 
 MAX_TRIES = 40  # candidates examined per seed before giving up
-MIN_SCAN_MEMBERS = 5  # a market-scan variant needs at least this many fully covered members
+MIN_SCAN_MEMBERS = 3  # a market-scan variant needs at least this many fully covered members
 
 
 @dataclass
@@ -60,7 +60,7 @@ def reference_facts(q: Question) -> str:
     lines = [f"Reference facts as of {q.as_of} (point-in-time, from the store):"]
     for t, items in q.oracle.items():
         for name, ev in items.items():
-            where = ev.get("accession") or ev.get("date")
+            where = ev.get("accession") or ev.get("date") or f"available {ev['available_from']}"
             period = (
                 f"{ev.get('fiscal_period')} FY{ev.get('fiscal_year')}, "
                 if ev.get("fiscal_year")
