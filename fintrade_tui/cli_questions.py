@@ -95,10 +95,10 @@ def list_(obj: Ctx, category, ticker, status, source, as_json: bool) -> None:
     rows = [
         {
             "id": q.id,
-            "cat": q.category,
+            "cat": q.category[:8],
             "tickers": ",".join(q.tickers[:4]) + ("…" if len(q.tickers) > 4 else ""),
             "as_of": q.as_of,
-            "status": q.status,
+            "status": "ok" if q.status == "resolved" else "open",
             "coverage": q.coverage,
             "text": q.text[:70],
         }

@@ -49,6 +49,9 @@ class Resolver:
         reasons += [f"indicator {u!r} is not computed by the store" for u in unmapped]
         mentions = self.companies.mentions(q.text)
         tickers = [m.ticker for m in mentions if m.ticker in self.companies.known]
+        given = str(q.extra.get("ticker") or "").upper()
+        if not tickers and given in self.companies.known:
+            tickers = [given]  # SECQUE and similar sets name the company in a field
         reasons += [
             f"{m.phrase} ({m.ticker}) is not in the store"
             for m in mentions
@@ -56,8 +59,8 @@ class Resolver:
         ]
         first = tickers[0] if tickers else None
         ref = resolve_time(q.text, self.reference, self.fiscal_quarter_end(first))
-        as_of = ref.as_of if ref else None
-        if ref is None:
+        as_of = ref.as_of if ref else _given_date(q)
+        if as_of is None:
             reasons.append("no time reference in the text")
         scope = "compare" if len(tickers) > 1 else "company" if tickers else None
         if not tickers:
@@ -88,8 +91,8 @@ class Resolver:
             tickers=tickers,
             scope=scope,
             as_of=as_of,
-            window_start=ref.start if ref else None,
-            window_end=ref.end if ref else None,
+            window_start=ref.start if ref else as_of,
+            window_end=ref.end if ref else as_of,
             golden=golden,
             status=status,
             reasons=reasons,
@@ -103,9 +106,21 @@ class Resolver:
         return self._snapshots[key]
 
     def evidence(self, q: Question) -> Question:
-        """Coverage status and oracle evidence at `as_of` for a resolved question."""
+        """Coverage status and oracle evidence at `as_of` for a resolved question.
+
+        Context a benchmark supplies with the question (SECQUE's filing excerpts, FinAR's table)
+        is oracle evidence as given, under the key `supplied`.
+        """
+        supplied = {
+            k: {"value": v, "kind": "context", "source": q.source}
+            for k, v in (q.extra.get("context") or {}).items()
+        }
+        if "table" in q.extra:
+            supplied["table"] = {"value": q.extra["table"], "kind": "context", "source": q.source}
+        if supplied and not q.golden:
+            return replace(q, oracle={"supplied": supplied}, coverage=FULL, coverage_missing=[])
         if q.status != RESOLVED or not q.as_of:
-            return q
+            return replace(q, oracle={"supplied": supplied}) if supplied else q
         oracle: dict[str, dict[str, Any]] = {}
         missing: list[str] = []
         found = 0
@@ -125,7 +140,19 @@ class Resolver:
                     found += 1
         total = len(q.tickers) * len(q.golden)
         coverage = FULL if found == total and total else PARTIAL if found else NONE
+        if supplied:
+            oracle["supplied"] = supplied
         return replace(q, oracle=oracle, coverage=coverage, coverage_missing=missing)
+
+
+def _given_date(q: Question) -> date | None:
+    """A date field the source supplied with the question (e.g. SECQUE's filing date)."""
+    for key in ("as_of", "filing_date", "date"):
+        try:
+            return date.fromisoformat(str(q.extra[key])[:10])
+        except (KeyError, ValueError):
+            continue
+    return None
 
 
 def _value(s: dict[str, Any], name: str, as_of: date) -> tuple[dict[str, Any] | None, str]:
