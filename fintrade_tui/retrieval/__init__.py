@@ -1,0 +1,1 @@
+"""Retrieval room: filing and market-data chunks, embeddings, LanceDB tables, hybrid search."""

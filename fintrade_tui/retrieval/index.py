@@ -1,0 +1,222 @@
+"""Index room: LanceDB tables of embedded chunks (one per track) and their parents.
+
+Build or refresh is incremental: a filing is re-chunked and re-embedded only when its file,
+the chunking settings or the model changed; a market chunk only when its text changed. A
+manifest beside the tables records what each filing and chunk was built from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from fintrade_tui.config import Config
+from fintrade_tui.errors import UserError
+from fintrade_tui.retrieval.chunks import Chunk
+
+TRACKS = ("filing", "market")
+TABLE = {"filing": "filing_chunks", "market": "market_chunks", "parents": "parents"}
+Progress = Callable[[str, int | None], Callable[[int], None]]
+
+
+@dataclass
+class IndexSummary:
+    filings: int = 0
+    filings_embedded: int = 0
+    filing_chunks: int = 0
+    market_chunks: int = 0
+    chunks_embedded: int = 0
+    removed: int = 0
+    seconds_embedding: float = 0.0
+
+
+def _schema(dim: int) -> pa.Schema:
+    return pa.schema(
+        [
+            ("id", pa.string()),
+            ("track", pa.string()),
+            ("ticker", pa.string()),
+            ("text", pa.string()),
+            ("parent_id", pa.string()),
+            ("form", pa.string()),
+            ("accession", pa.string()),
+            ("filed", pa.date32()),
+            ("section_key", pa.string()),
+            ("section", pa.string()),
+            ("period", pa.string()),
+            ("period_end", pa.date32()),
+            ("start", pa.date32()),
+            ("end", pa.date32()),
+            ("available_from", pa.date32()),
+            ("source_path", pa.string()),
+            ("char_start", pa.int64()),
+            ("char_end", pa.int64()),
+            ("text_hash", pa.string()),
+            ("vector", pa.list_(pa.float32(), dim)),
+        ]
+    )
+
+
+def _hash(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _file_key(path: Path, cfg: Config) -> str:
+    r = cfg.retrieval
+    h = hashlib.sha1(path.read_bytes()).hexdigest()[:16]
+    return f"{h}:{r.model}:{r.parent_tokens}:{r.child_tokens}:{r.overlap_tokens}"
+
+
+class Index:
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
+        self.path = cfg.retrieval.index
+        self.manifest_path = self.path / "manifest.json"
+
+    def db(self):
+        import lancedb  # heavy: only when the index is used
+
+        return lancedb.connect(str(self.path))
+
+    def manifest(self) -> dict[str, Any]:
+        if not self.manifest_path.is_file():
+            return {"filings": {}, "model": None}
+        return json.loads(self.manifest_path.read_text())
+
+    def open_table(self, track: str):
+        db = self.db()
+        name = TABLE[track]
+        if not self.manifest_path.is_file() or name not in db.table_names():
+            raise UserError(
+                str(self.path), "the retrieval index was never built", "run `fintrade-tui index`"
+            )
+        return db.open_table(name)
+
+    def build(
+        self, con: duckdb.DuckDBPyConnection, progress: Progress | None = None
+    ) -> IndexSummary:
+        """Build or refresh both tracks from the store (and the filings it points to)."""
+        import time
+
+        from fintrade_tui.retrieval import embed, filing_text, market_track
+
+        progress = progress or (lambda label, total: lambda n=1: None)
+        r = self.cfg.retrieval
+        self.path.mkdir(parents=True, exist_ok=True)
+        old = self.manifest()
+        if old.get("model") not in (None, r.model):
+            old = {"filings": {}, "model": r.model, "market": {}}  # another model: rebuild all
+        s = IndexSummary()
+        filings = (
+            con.execute(
+                "SELECT f.*, coalesce(c.name, f.ticker) AS company FROM filings f"
+                " LEFT JOIN companies c USING (ticker) ORDER BY f.ticker, f.filed"
+            )
+            .df()
+            .to_dict("records")
+        )
+        s.filings = len(filings)
+        keys = {}
+        for f in filings:
+            p = Path(f["path"])
+            if not p.is_file():
+                raise UserError(str(p), "filing listed in the store is missing", "re-run ingest")
+            keys[f["accession"]] = _file_key(p, self.cfg)
+        stale = [f for f in filings if old["filings"].get(f["accession"]) != keys[f["accession"]]]
+        gone = sorted(set(old["filings"]) - set(keys))
+        tick = progress("index: chunk filings", len(stale))
+        new_chunks: list[Chunk] = []
+        for f in stale:
+            new_chunks += filing_text.chunk_filing(
+                Path(f["path"]), f, f["company"], r.parent_tokens, r.child_tokens, r.overlap_tokens
+            )
+            tick(1)
+        market = list(market_track.market_chunks(con, since=r.market_since))
+        old_market: dict[str, str] = old.get("market", {})
+        market_new = [c for c in market if old_market.get(c.id) != _hash(c.embed_text)]
+        market_gone = sorted(set(old_market) - {c.id for c in market})
+        todo = new_chunks + market_new
+        tick = progress("index: embed chunks", len(todo))
+        t0 = time.perf_counter()
+        vectors = embed.embed([c.embed_text for c in todo], r.model, progress=tick)
+        s.seconds_embedding = time.perf_counter() - t0
+        s.chunks_embedded, s.filings_embedded = len(todo), len(stale)
+        dim = vectors.shape[1] if len(todo) else embed.dimension(r.model)
+        db = self.db()
+        changed_acc = [f["accession"] for f in stale] + gone
+        self._replace(
+            db, "filing", dim, changed_acc, "accession", new_chunks, vectors[: len(new_chunks)]
+        )
+        self._replace(
+            db,
+            "market",
+            dim,
+            [c.id for c in market_new] + market_gone,
+            "id",
+            market_new,
+            vectors[len(new_chunks) :],
+        )
+        self._parents(db, new_chunks + market_new, changed_acc, market_new, market_gone)
+        s.removed = len(gone) + len(market_gone)
+        for track in TRACKS:
+            tbl = db.open_table(TABLE[track])
+            if todo or s.removed or not tbl.list_indices():
+                from lancedb.index import FTS
+
+                tbl.create_index("text", config=FTS(), replace=True)
+        s.filing_chunks = db.open_table(TABLE["filing"]).count_rows()
+        s.market_chunks = db.open_table(TABLE["market"]).count_rows()
+        manifest = {
+            "model": r.model,
+            "filings": keys,
+            "market": {c.id: _hash(c.embed_text) for c in market},
+        }
+        self.manifest_path.write_text(json.dumps(manifest))  # last: a crash means "rebuild"
+        return s
+
+    def _replace(
+        self, db, track: str, dim: int, keys: list[str], column: str, chunks, vectors
+    ) -> None:
+        name = TABLE[track]
+        if name not in db.table_names():
+            db.create_table(name, schema=_schema(dim))
+        tbl = db.open_table(name)
+        for i in range(0, len(keys), 500):
+            part = ", ".join("'" + k.replace("'", "''") + "'" for k in keys[i : i + 500])
+            tbl.delete(f"{column} IN ({part})")
+        if chunks:
+            rows = []
+            for c, v in zip(chunks, vectors, strict=True):
+                d = asdict(c)
+                d.pop("parent_text")
+                d.pop("embed_text")
+                d["text_hash"] = _hash(c.text)
+                d["vector"] = v
+                rows.append(d)
+            tbl.add(pa.Table.from_pylist(rows, schema=_schema(dim)))
+
+    def _parents(self, db, chunks: list[Chunk], accessions, market_new, market_gone) -> None:
+        schema = pa.schema([("id", pa.string()), ("accession", pa.string()), ("text", pa.string())])
+        if TABLE["parents"] not in db.table_names():
+            db.create_table(TABLE["parents"], schema=schema)
+        tbl = db.open_table(TABLE["parents"])
+        market_parents = sorted({c.parent_id for c in market_new} | set(market_gone))
+        for column, keys in (("accession", accessions), ("id", market_parents)):
+            for i in range(0, len(keys), 500):
+                part = ", ".join("'" + k.replace("'", "''") + "'" for k in keys[i : i + 500])
+                tbl.delete(f"{column} IN ({part})")
+        seen: dict[str, dict] = {}
+        for c in chunks:
+            seen.setdefault(
+                c.parent_id,
+                {"id": c.parent_id, "accession": c.accession or "", "text": c.parent_text},
+            )
+        if seen:
+            tbl.add(pa.Table.from_pylist(list(seen.values()), schema=schema))

@@ -1,0 +1,206 @@
+"""Search room: point-in-time retrieval over both tracks, dense, full-text or hybrid (RRF),
+with an optional rerank stage, per-track quotas, parent de-duplication and a token budget.
+
+Point-in-time: a filing passage is eligible only if filed on or before `as_of`; a market chunk
+only if it ends on or before `as_of` and overlaps the window. The filters run inside LanceDB
+(prefilter), so nothing from the future is ever ranked.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import date, timedelta
+from typing import Any
+
+import numpy as np
+
+from fintrade_tui.config import Config
+from fintrade_tui.errors import UserError
+from fintrade_tui.retrieval.chunks import approx_tokens
+from fintrade_tui.retrieval.index import TABLE, Index
+
+MODES = ("dense", "text", "hybrid", "hybrid_rerank")
+RRF_K = 60  # the usual reciprocal-rank-fusion constant
+CANDIDATES = 40  # per search list, before fusion and quotas
+_TICKER = re.compile(r"^[A-Z0-9.\-]{1,10}$")
+_COLUMNS = [
+    "id",
+    "track",
+    "ticker",
+    "text",
+    "parent_id",
+    "form",
+    "accession",
+    "filed",
+    "section",
+    "section_key",
+    "period",
+    "period_end",
+    "start",
+    "end",
+    "available_from",
+    "source_path",
+    "char_start",
+    "char_end",
+]
+
+
+def _where(track: str, tickers: list[str], as_of: date, window_start: date) -> str:
+    """The eligibility filter; values are validated, never pasted from free text."""
+    for t in tickers:
+        if not _TICKER.match(t):
+            raise UserError(f"ticker {t!r}", "is not a ticker symbol", "use e.g. AAPL")
+    names = ", ".join(f"'{t}'" for t in tickers)
+    if track == "filing":
+        return f"ticker IN ({names}) AND filed <= date '{as_of.isoformat()}'"
+    return (
+        f"ticker IN ({names}) AND \"end\" <= date '{as_of.isoformat()}'"
+        f" AND \"end\" >= date '{window_start.isoformat()}'"
+    )
+
+
+def _search(tbl, mode: str, query: str, vec: np.ndarray, where: str, n: int) -> list[dict]:
+    if mode == "dense":
+        q = tbl.search(vec, query_type="vector").distance_type("cosine")
+    else:
+        q = tbl.search(query, query_type="fts")
+    return q.where(where, prefilter=True).select(_COLUMNS).limit(n).to_list()
+
+
+def _fuse(dense: list[dict], text: list[dict]) -> list[dict]:
+    """Reciprocal-rank fusion of the two lists, keeping each list's own score."""
+    rows: dict[str, dict] = {}
+    for rank, r in enumerate(dense):
+        d = rows.setdefault(r["id"], r | {"scores": {}})
+        d["scores"]["dense"] = 1.0 - float(r["_distance"])  # cosine similarity
+        d["scores"]["fused"] = d["scores"].get("fused", 0.0) + 1.0 / (RRF_K + rank + 1)
+    for rank, r in enumerate(text):
+        d = rows.setdefault(r["id"], r | {"scores": {}})
+        d["scores"]["text"] = float(r["_score"])
+        d["scores"]["fused"] = d["scores"].get("fused", 0.0) + 1.0 / (RRF_K + rank + 1)
+    return sorted(rows.values(), key=lambda d: -d["scores"]["fused"])
+
+
+def _rerank(cfg: Config, query: str, vec: np.ndarray, rows: list[dict], tbl) -> list[dict]:
+    """Rescore candidates: a configured cross-encoder, else the bi-encoder's cosine."""
+    if not rows:
+        return rows
+    if cfg.retrieval.reranker:
+        from sentence_transformers import CrossEncoder
+
+        model = CrossEncoder(cfg.retrieval.reranker, device="cpu")
+        scores = model.predict([(query, r["text"]) for r in rows])
+    else:
+        ids = ", ".join("'" + r["id"].replace("'", "''") + "'" for r in rows)
+        found = (
+            tbl.search().where(f"id IN ({ids})").select(["id", "vector"]).limit(len(rows)).to_list()
+        )
+        vectors = {f["id"]: np.asarray(f["vector"]) for f in found}
+        scores = [float(vectors[r["id"]] @ vec) for r in rows]
+    for r, s in zip(rows, scores, strict=True):
+        r["scores"]["rerank"] = float(s)
+    return sorted(rows, key=lambda d: -d["scores"]["rerank"])
+
+
+def _ranked(cfg: Config, tbl, track: str, mode: str, query: str, vec, where: str) -> list[dict]:
+    if mode == "dense":
+        return _fuse(_search(tbl, "dense", query, vec, where, CANDIDATES), [])
+    if mode == "text":
+        return _fuse([], _search(tbl, "text", query, vec, where, CANDIDATES))
+    fused = _fuse(
+        _search(tbl, "dense", query, vec, where, CANDIDATES),
+        _search(tbl, "text", query, vec, where, CANDIDATES),
+    )
+    if mode == "hybrid_rerank" and track == "filing":  # market chunks skip the rerank stage
+        return _rerank(cfg, query, vec, fused[:CANDIDATES], tbl)
+    return fused
+
+
+def retrieve(
+    cfg: Config,
+    question: str,
+    tickers: list[str],
+    as_of: date,
+    window: tuple[date, date] | None = None,
+    k: int | None = None,
+    token_budget: int | None = None,
+    mode: str = "hybrid",
+) -> list[dict[str, Any]]:
+    """Evidence items for `question` about `tickers`, as visible after the close of `as_of`."""
+    if not question or not question.strip():
+        raise UserError("query", "is empty", "give the question text")
+    if mode not in MODES:
+        raise UserError(f"mode {mode!r}", "is unknown", f"use one of {', '.join(MODES)}")
+    if not tickers:
+        raise UserError("tickers", "none given", "pass --ticker")
+    r = cfg.retrieval
+    k = k or r.k
+    budget = token_budget or r.token_budget
+    start = window[0] if window else as_of - timedelta(days=90)
+    index = Index(cfg)
+    from fintrade_tui.retrieval.embed import embed_query
+
+    vec = embed_query(question.strip(), r.model) if mode != "text" else None
+    quota = {"filing": math.ceil(k * r.filing_share)}
+    quota["market"] = k - quota["filing"]
+    ranked: dict[str, list[dict]] = {}
+    tables = {track: index.open_table(track) for track in ("filing", "market")}
+    for t in tickers:
+        _where("filing", [t], as_of, start)  # validates the symbol
+        if not any(tbl.count_rows(f"ticker = '{t}'") for tbl in tables.values()):
+            raise UserError(
+                f"ticker {t!r}",
+                "has nothing in the retrieval index",
+                "check the ticker or run `fintrade-tui index`",
+            )
+    for track, tbl in tables.items():
+        where = _where(track, tickers, as_of, start)
+        rows = _ranked(cfg, tbl, track, mode, question, vec, where)
+        ranked[track] = _dedup_parents(rows) if track == "filing" else rows
+    # a track with too few results lends its quota to the other
+    for a, b in (("filing", "market"), ("market", "filing")):
+        spare = quota[a] - len(ranked[a])
+        if spare > 0:
+            quota[b] += spare
+    picked = ranked["filing"][: quota["filing"]] + ranked["market"][: quota["market"]]
+    picked.sort(key=lambda d: -d["scores"].get("rerank", d["scores"]["fused"]))
+    return _with_parents(index, _budget(picked, budget))
+
+
+def _dedup_parents(rows: list[dict]) -> list[dict]:
+    seen: set[str] = set()
+    out = []
+    for r in rows:
+        if r["parent_id"] not in seen:
+            seen.add(r["parent_id"])
+            out.append(r)
+    return out
+
+
+def _budget(rows: list[dict], budget: int) -> list[dict]:
+    out, used = [], 0
+    for r in rows:
+        n = approx_tokens(r["text"])
+        if out and used + n > budget:
+            break
+        out.append(r)
+        used += n
+    return out
+
+
+def _with_parents(index: Index, rows: list[dict]) -> list[dict]:
+    if not rows:
+        return []
+    ids = ", ".join("'" + r["parent_id"].replace("'", "''") + "'" for r in rows)
+    tbl = index.db().open_table(TABLE["parents"])
+    parents = {
+        p["id"]: p["text"] for p in tbl.search().where(f"id IN ({ids})").limit(len(rows)).to_list()
+    }
+    out = []
+    for r in rows:
+        item = {c: r.get(c) for c in _COLUMNS}
+        item["scores"] = {n: r["scores"].get(n) for n in ("dense", "text", "fused", "rerank")}
+        item["parent_text"] = parents.get(r["parent_id"], "")
+        out.append(item)
+    return out
