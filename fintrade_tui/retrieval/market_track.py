@@ -173,10 +173,12 @@ def _month_text(t: str, rows: list[Row]) -> str:
     name = f"{calendar.month_name[start.month]} {start.year}"
     head = (
         f"{t} daily prices and signals, {name} ({start} to {end}); adjusted close; "
-        f"source: {_sources(rows)}\ncolumns: {COLUMNS}"
+        f"source: {_sources(rows)}"
     )
-    lines = [head, *(_daily_line(r) for r in rows)]
-    lines.append(_change(rows, _month, 12, "month") + "; " + _signals_line(rows[-1], "month-end"))
+    # the summary comes before the daily lines: the embedding model reads only the first
+    # ~380 word pieces of a chunk
+    summary = _change(rows, _month, 12, "month") + "; " + _signals_line(rows[-1], "month-end")
+    lines = [head, summary, f"columns: {COLUMNS}", *(_daily_line(r) for r in rows)]
     return "\n".join(lines)
 
 

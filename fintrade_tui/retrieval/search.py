@@ -63,9 +63,11 @@ def _where(track: str, tickers: list[str], as_of: date, window_start: date) -> s
 def _search(tbl, mode: str, query: str, vec: np.ndarray, where: str, n: int) -> list[dict]:
     if mode == "dense":
         q = tbl.search(vec, query_type="vector").distance_type("cosine")
+        score = "_distance"
     else:
         q = tbl.search(query, query_type="fts")
-    return q.where(where, prefilter=True).select(_COLUMNS).limit(n).to_list()
+        score = "_score"
+    return q.where(where, prefilter=True).select([*_COLUMNS, score]).limit(n).to_list()
 
 
 def _fuse(dense: list[dict], text: list[dict]) -> list[dict]:
@@ -141,7 +143,7 @@ def retrieve(
     index = Index(cfg)
     from fintrade_tui.retrieval.embed import embed_query
 
-    vec = embed_query(question.strip(), r.model) if mode != "text" else None
+    vec = embed_query(question.strip(), r.model, r.precision) if mode != "text" else None
     quota = {"filing": math.ceil(k * r.filing_share)}
     quota["market"] = k - quota["filing"]
     ranked: dict[str, list[dict]] = {}
