@@ -64,6 +64,10 @@ def _schema(dim: int) -> pa.Schema:
     )
 
 
+def _tables(db) -> list[str]:
+    return list(db.list_tables().tables)
+
+
 def _hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
 
@@ -93,7 +97,7 @@ class Index:
     def open_table(self, track: str):
         db = self.db()
         name = TABLE[track]
-        if not self.manifest_path.is_file() or name not in db.table_names():
+        if not self.manifest_path.is_file() or name not in _tables(db):
             raise UserError(
                 str(self.path), "the retrieval index was never built", "run `fintrade-tui index`"
             )
@@ -198,7 +202,7 @@ class Index:
         self, db, track: str, dim: int, keys: list[str], column: str, chunks, vectors
     ) -> None:
         name = TABLE[track]
-        if name not in db.table_names():
+        if name not in _tables(db):
             db.create_table(name, schema=_schema(dim))
         tbl = db.open_table(name)
         for i in range(0, len(keys), 500):
@@ -217,7 +221,7 @@ class Index:
 
     def _parents(self, db, chunks: list[Chunk], accessions, market_new, market_gone) -> None:
         schema = pa.schema([("id", pa.string()), ("accession", pa.string()), ("text", pa.string())])
-        if TABLE["parents"] not in db.table_names():
+        if TABLE["parents"] not in _tables(db):
             db.create_table(TABLE["parents"], schema=schema)
         tbl = db.open_table(TABLE["parents"])
         market_parents = sorted({c.parent_id for c in market_new} | set(market_gone))

@@ -56,7 +56,7 @@ def test_daily_close_matches_the_store(con, aapl) -> None:
 def test_month_end_signals_match_the_snapshot(con, aapl) -> None:
     text = aapl["mkt:AAPL:2025-08"].text
     sig = snapshot(con, "AAPL", date(2025, 8, 31))["signals"]
-    summary = text.splitlines()[-1]
+    summary = text.splitlines()[1]  # the summary follows the header line
     assert "month-end signals 2025-08-29:" in summary
     rsi = re.search(r"RSI \(rsi_14\) (\S+);", summary).group(1)
     ma = re.search(r"MA \(ma_20\) (\S+);", summary).group(1)
@@ -108,7 +108,7 @@ def test_range_bounds_and_in_progress_periods(con) -> None:
     assert ids["mkt:AAPL:2025-Q3"].end == ids["mkt:AAPL:2025-08"].end == last
     # a month cut by `since` measures its return from its own first day
     jul = ids["mkt:AAPL:2025-07"]
-    assert f"(adj close {jul.start} " in jul.text.splitlines()[-1]
+    assert f"(adj close {jul.start} " in jul.text.splitlines()[1]
 
 
 def test_whole_store_ids_unique_and_available_on_last_day(con) -> None:

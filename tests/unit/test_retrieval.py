@@ -1,0 +1,141 @@
+"""Retrieval over a real (AAPL-only) index: incremental build, point-in-time, bad input."""
+
+from __future__ import annotations
+
+import random
+from datetime import date, timedelta
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from fintrade_tui.cli import main
+from fintrade_tui.config import Config
+from fintrade_tui.errors import UserError
+from fintrade_tui.retrieval.index import Index
+from fintrade_tui.retrieval.search import MODES, retrieve
+from tests.conftest import needs_bundle, write_config
+
+pytestmark = needs_bundle
+FIELDS = {
+    "id",
+    "track",
+    "ticker",
+    "form",
+    "accession",
+    "filed",
+    "section",
+    "period",
+    "scores",
+    "text",
+    "parent_id",
+    "parent_text",
+    "source_path",
+    "char_start",
+    "char_end",
+}
+
+
+@pytest.fixture(scope="module")
+def indexed(built_store: Config, tmp_path_factory) -> tuple[Config, list]:
+    folder = tmp_path_factory.mktemp("index")
+    path = write_config(
+        folder,
+        built_store.bundle,
+        built_store.store,
+        f"retrieval:\n  index: {folder / 'lancedb'}\n",
+    )
+    from fintrade_tui.config import load_config
+
+    cfg = load_config(path)
+    con = duckdb.connect(str(cfg.store), read_only=True)
+    first = Index(cfg).build(con, tickers=["AAPL"])
+    second = Index(cfg).build(con, tickers=["AAPL"])
+    con.close()
+    return cfg, [first, second]
+
+
+def test_index_builds_and_a_second_run_embeds_nothing(indexed) -> None:
+    _, (first, second) = indexed
+    assert first.filings == 8 and first.filings_embedded == 8
+    assert first.filing_chunks > 300 and first.market_chunks > 20
+    assert first.chunks_embedded == first.filing_chunks + first.market_chunks
+    assert second.chunks_embedded == 0 and second.filings_embedded == 0
+    assert (second.filing_chunks, second.market_chunks) == (
+        first.filing_chunks,
+        first.market_chunks,
+    )
+
+
+def test_hybrid_finds_apple_risk_factors(indexed) -> None:
+    cfg, _ = indexed
+    items = retrieve(
+        cfg, "Apple risk factors about China supply chain", ["AAPL"], date(2025, 9, 30)
+    )
+    assert items and set(items[0]) >= FIELDS
+    top = items[0]
+    assert (top["track"], top["form"], top["filed"]) == ("filing", "10-K", date(2024, 11, 1))
+    assert top["section"].startswith("Item 1A")
+    for it in items:
+        if it["track"] == "filing":  # a month's parent is its quarter summary, not a superset
+            assert it["parent_text"][it["char_start"] : it["char_end"]] == it["text"]
+        assert set(it["scores"]) == {"dense", "text", "fused", "rerank"}
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_nothing_from_after_as_of(indexed, mode: str) -> None:
+    cfg, _ = indexed
+    rng = random.Random(mode)
+    queries = ["iPhone net sales", "risk factors tariffs", "RSI momentum", "share repurchases"]
+    for _ in range(12):
+        as_of = date(2023, 12, 1) + timedelta(days=rng.randrange(800))
+        start = as_of - timedelta(days=rng.choice([30, 90, 365]))
+        items = retrieve(cfg, rng.choice(queries), ["AAPL"], as_of, (start, as_of), k=10, mode=mode)
+        for it in items:
+            if it["track"] == "filing":
+                assert it["filed"] <= as_of, (as_of, it["id"])
+            else:
+                assert start <= it["end"] <= as_of, (as_of, it["id"])
+
+
+def test_as_of_before_any_filing_gives_nothing(indexed) -> None:
+    cfg, _ = indexed
+    assert retrieve(cfg, "risk factors", ["AAPL"], date(2023, 6, 1)) == []
+    res = CliRunner().invoke(
+        main,
+        [
+            "--config",
+            str(cfg.source_file),
+            "retrieve",
+            "risk factors",
+            "-t",
+            "AAPL",
+            "--as-of",
+            "2023-06-01",
+        ],
+    )
+    assert res.exit_code == 0 and "no evidence" in res.output
+
+
+def test_bad_input(indexed, tmp_path: Path) -> None:
+    cfg, _ = indexed
+    with pytest.raises(UserError, match="empty"):
+        retrieve(cfg, "  ", ["AAPL"], date(2025, 1, 2))
+    with pytest.raises(UserError, match="MSFT"):
+        retrieve(cfg, "risk", ["MSFT"], date(2025, 1, 2))  # in the store, not in this index
+    for args in (
+        ["retrieve", "risk", "-t", "ZZZZ", "--as-of", "2025-01-02"],
+        ["retrieve", "", "-t", "AAPL", "--as-of", "2025-01-02"],
+        ["retrieve", "risk", "-t", "AAPL", "--as-of", "2025-13-02"],
+    ):
+        res = CliRunner().invoke(main, ["--config", str(cfg.source_file), *args])
+        assert res.exit_code == 2 and res.output.count("\n") == 1, res.output
+        assert "Traceback" not in res.output
+    never = write_config(
+        tmp_path, cfg.bundle, cfg.store, f"retrieval:\n  index: {tmp_path / 'none'}\n"
+    )
+    res = CliRunner().invoke(
+        main, ["--config", str(never), "retrieve", "risk", "-t", "AAPL", "--as-of", "2025-01-02"]
+    )
+    assert res.exit_code == 2 and "fintrade-tui index" in res.output
