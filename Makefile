@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test lint bench clean-store
+.PHONY: venv demo test lint bench bench-retrieval index clean-store
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,8 +30,14 @@ lint: venv
 test: lint
 	$(BIN)/pytest
 
+index: venv
+	$(BIN)/fintrade-tui index
+
 bench: venv
 	$(BIN)/python benchmarks/bench_store.py
+
+bench-retrieval: venv
+	$(BIN)/python benchmarks/bench_retrieval.py
 
 clean-store:
 	rm -f data/fintrade.duckdb

@@ -7,7 +7,7 @@ from dataclasses import asdict
 import click
 
 from fintrade_tui.cli import Ctx, emit_json, friendly, main, parse_day
-from fintrade_tui.cli_store import _RichReporter, _table, console
+from fintrade_tui.cli_store import _table, console, progress_bars
 
 
 @main.command()
@@ -17,24 +17,9 @@ from fintrade_tui.cli_store import _RichReporter, _table, console
 @friendly
 def index(obj: Ctx, tickers: tuple[str, ...], as_json: bool) -> None:
     """Build or refresh the retrieval index (only new or changed chunks are embedded)."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
     from fintrade_tui.retrieval.index import Index
 
-    err = Console(stderr=True)
-    with (
-        obj.connect() as con,
-        Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=err,
-            disable=as_json or not err.is_terminal,
-        ) as progress,
-    ):
-        reporter = _RichReporter(progress)
+    with obj.connect() as con, progress_bars(as_json) as reporter:
         s = Index(obj.cfg).build(
             con, lambda label, total: reporter.start(label, total), [t.upper() for t in tickers]
         )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -42,18 +44,11 @@ class _RichReporter:
         return lambda n=1: self.progress.advance(task, n)
 
 
-@main.command()
-@click.option("--strict", is_flag=True, help="fail (exit 2) instead of quarantining a price file")
-@click.option("--json", "as_json", is_flag=True)
-@click.pass_obj
-@friendly
-def ingest(obj: Ctx, strict: bool, as_json: bool) -> None:
-    """Build the store from the bundle (atomic: a failure keeps the previous store)."""
+@contextlib.contextmanager
+def progress_bars(quiet: bool) -> Iterator[_RichReporter]:
+    """Rich progress bars on stderr (off for --json and when stderr is not a terminal)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from fintrade_tui.ingest.pipeline import run_ingest
-
-    cfg = obj.cfg
     err = Console(stderr=True)
     with Progress(
         "[progress.description]{task.description}",
@@ -61,9 +56,23 @@ def ingest(obj: Ctx, strict: bool, as_json: bool) -> None:
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         console=err,
-        disable=as_json or not err.is_terminal,
+        disable=quiet or not err.is_terminal,
     ) as progress:
-        s = run_ingest(cfg, _RichReporter(progress), strict=strict)
+        yield _RichReporter(progress)
+
+
+@main.command()
+@click.option("--strict", is_flag=True, help="fail (exit 2) instead of quarantining a price file")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly
+def ingest(obj: Ctx, strict: bool, as_json: bool) -> None:
+    """Build the store from the bundle (atomic: a failure keeps the previous store)."""
+    from fintrade_tui.ingest.pipeline import run_ingest
+
+    cfg = obj.cfg
+    with progress_bars(as_json) as reporter:
+        s = run_ingest(cfg, reporter, strict=strict)
     data = {
         "store": str(cfg.store),
         "bundle": str(cfg.bundle),

@@ -43,6 +43,8 @@ def load_model(name: str = PACKAGED, dtype: str = "auto") -> Any:
     """The model, loaded once per process; never reaches for a model hub."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # stderr noise garbles a TUI
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     path = name
     if name == PACKAGED:
         try:

@@ -163,7 +163,8 @@ class Index:
         )
         s.seconds_embedding = time.perf_counter() - t0
         s.chunks_embedded, s.filings_embedded = len(todo), len(stale)
-        dim = vectors.shape[1] if len(todo) else embed.dimension(r.model)
+        # the model is loaded only when there is something to embed or a table to create
+        dim = vectors.shape[1] if len(todo) else None
         db = self.db()
         changed_acc = [f["accession"] for f in stale] + gone
         self._replace(
@@ -203,7 +204,9 @@ class Index:
     ) -> None:
         name = TABLE[track]
         if name not in _tables(db):
-            db.create_table(name, schema=_schema(dim))
+            from fintrade_tui.retrieval.embed import dimension
+
+            db.create_table(name, schema=_schema(dim or dimension(self.cfg.retrieval.model)))
         tbl = db.open_table(name)
         for i in range(0, len(keys), 500):
             part = ", ".join("'" + k.replace("'", "''") + "'" for k in keys[i : i + 500])
