@@ -27,8 +27,8 @@ CHART = "https://query1.finance.yahoo.com/v8/finance/chart/ACME"
 ROUTES = {
     "https://www.sec.gov/files/company_tickers.json": "company_tickers.json",
     "https://data.sec.gov/submissions/CIK0001234567.json": "CIK0001234567.json",
-    f"{ARCHIVE}/000123456724000012/acme-20240330.htm": "acme-20240330.htm",
-    f"{ARCHIVE}/000123456723000044/acme-20230930.htm": "acme-20230930.htm",
+    f"{ARCHIVE}/000123456724000012/acme-20240330.htm": "acme-20240330.htm.txt",
+    f"{ARCHIVE}/000123456723000044/acme-20230930.htm": "acme-20230930.htm.txt",
     CHART: "chart_ACME.json",
 }
 TEN_K = "fintradebench/filings/ACME/10-K_2023-11-03_0001234567-23-000044.htm"
@@ -160,7 +160,7 @@ def test_malformed_json_and_truncated_filing(tmp_path: Path) -> None:
     odd = FakeFetcher({CHART: b'{"chart": {"result": [{"timestamp": [1]}]}}'})
     with pytest.raises(UserError, match="unexpected JSON layout"):
         pull(odd, tmp_path, ["ACME"], filings=False, today=TODAY)
-    cut = (DATA / "acme-20240330.htm").read_bytes()[:-200]
+    cut = (DATA / "acme-20240330.htm.txt").read_bytes()[:-200]
     short = FakeFetcher({f"{ARCHIVE}/000123456724000012/acme-20240330.htm": cut})
     with pytest.raises(UserError, match="truncated"):
         pull(short, tmp_path, ["ACME"], prices=False, today=TODAY)
