@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date, timedelta
 from typing import Any
 
@@ -110,10 +111,9 @@ def _ranked(cfg: Config, tbl, track: str, mode: str, query: str, vec, where: str
         return _fuse(_search(tbl, "dense", query, vec, where, CANDIDATES), [])
     if mode == "text":
         return _fuse([], _search(tbl, "text", query, vec, where, CANDIDATES))
-    fused = _fuse(
-        _search(tbl, "dense", query, vec, where, CANDIDATES),
-        _search(tbl, "text", query, vec, where, CANDIDATES),
-    )
+    # the two searches run at once: LanceDB releases the GIL while it scans
+    text = _POOL.submit(_search, tbl, "text", query, vec, where, CANDIDATES)
+    fused = _fuse(_search(tbl, "dense", query, vec, where, CANDIDATES), text.result())
     if mode == "hybrid_rerank" and track == "filing":  # market chunks skip the rerank stage
         return _rerank(cfg, query, vec, fused[:CANDIDATES], tbl)
     return fused
@@ -146,17 +146,20 @@ def retrieve(
     vec = embed_query(question.strip(), r.model, r.precision) if mode != "text" else None
     quota = {"filing": math.ceil(k * r.filing_share)}
     quota["market"] = k - quota["filing"]
-    ranked: dict[str, list[dict]] = {}
-    tables = {track: index.open_table(track) for track in ("filing", "market")}
+    ranked: dict[str, list[dict]] = {"filing": [], "market": []}
+    tables = _tables(index)
     for t in tickers:
         _where("filing", [t], as_of, start)  # validates the symbol
-        if not any(tbl.count_rows(f"ticker = '{t}'") for tbl in tables.values()):
+        if t not in tables["tickers"]:
             raise UserError(
                 f"ticker {t!r}",
                 "has nothing in the retrieval index",
                 "check the ticker or run `fintrade-tui index`",
             )
-    for track, tbl in tables.items():
+    for track in ("filing", "market"):
+        if quota[track] == 0 and mode != "text":
+            continue  # nothing of this track would be kept
+        tbl = tables[track]
         where = _where(track, tickers, as_of, start)
         rows = _ranked(cfg, tbl, track, mode, question, vec, where)
         ranked[track] = _dedup_parents(rows) if track == "filing" else rows
@@ -167,7 +170,30 @@ def retrieve(
             quota[b] += spare
     picked = ranked["filing"][: quota["filing"]] + ranked["market"][: quota["market"]]
     picked.sort(key=lambda d: -d["scores"].get("rerank", d["scores"]["fused"]))
-    return _with_parents(index, _budget(picked, budget))
+    return _with_parents(tables["parents"], _budget(picked, budget))
+
+
+_OPEN: dict[tuple[str, float], dict[str, Any]] = {}
+_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="retrieve")
+
+
+def _tables(index: Index) -> dict[str, Any]:
+    """Open tables and the tickers they hold, kept per index folder until the manifest changes
+    (opening them costs a few ms a query)."""
+    stamp = index.manifest_path.stat().st_mtime if index.manifest_path.is_file() else 0.0
+    key = (str(index.path), stamp)
+    if key not in _OPEN:
+        tables: dict[str, Any] = {t: index.open_table(t) for t in ("filing", "market")}
+        tables["parents"] = index.db().open_table(TABLE["parents"])
+        held: set[str] = set()
+        for t in ("filing", "market"):
+            tbl = tables[t]
+            rows = tbl.search().select(["ticker"]).limit(tbl.count_rows() or 1).to_arrow()
+            held |= set(rows.column("ticker").unique().to_pylist())
+        tables["tickers"] = held
+        _OPEN.clear()
+        _OPEN[key] = tables
+    return _OPEN[key]
 
 
 def _dedup_parents(rows: list[dict]) -> list[dict]:
@@ -191,11 +217,10 @@ def _budget(rows: list[dict], budget: int) -> list[dict]:
     return out
 
 
-def _with_parents(index: Index, rows: list[dict]) -> list[dict]:
+def _with_parents(tbl, rows: list[dict]) -> list[dict]:
     if not rows:
         return []
     ids = ", ".join("'" + r["parent_id"].replace("'", "''") + "'" for r in rows)
-    tbl = index.db().open_table(TABLE["parents"])
     parents = {
         p["id"]: p["text"] for p in tbl.search().where(f"id IN ({ids})").limit(len(rows)).to_list()
     }
