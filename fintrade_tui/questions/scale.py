@@ -13,6 +13,7 @@ import random
 from dataclasses import dataclass, replace
 from datetime import date
 
+from fintrade_tui.questions.companies import index_members, scan_filter
 from fintrade_tui.questions.indicators import KIND, LABEL
 from fintrade_tui.questions.model import FULL, RESOLVED, Question
 from fintrade_tui.questions.resolve import Resolver
@@ -167,6 +168,4 @@ def _new_names(r: Resolver, seed: Question, tickers: tuple[str, ...]) -> dict[in
 
 
 def _scan_members(r: Resolver, seed: Question, as_of: date) -> list[str]:
-    from fintrade_tui.questions.companies import index_members, scan_filter
-
     return index_members(r.con, as_of, scan_filter(seed.text)[1])
