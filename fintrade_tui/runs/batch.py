@@ -1,0 +1,77 @@
+"""Batch room: a headless benchmark run over questions × models × conditions — concurrent with
+a per-model limit, resumable (a run whose batch key already completed is skipped; attempts a
+killed process left behind are marked interrupted and redone), with a closing summary."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fintrade_tui.runs import llm
+from fintrade_tui.runs.runner import RunEvent, Runner, RunSpec, drain
+
+
+@dataclass
+class BatchSummary:
+    batch: str
+    planned: int = 0
+    skipped: int = 0  # completed by an earlier invocation
+    interrupted: int = 0  # attempts of killed processes found at start
+    status: Counter = field(default_factory=Counter)
+    seconds: float = 0.0
+    tokens_out: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "batch": self.batch,
+            "planned": self.planned,
+            "skipped_completed": self.skipped,
+            "interrupted_found": self.interrupted,
+            "ran": sum(self.status.values()),
+            **{f"status_{k}": v for k, v in sorted(self.status.items())},
+            "tokens_out": self.tokens_out,
+            "seconds": round(self.seconds, 1),
+        }
+
+
+def plan(runner: Runner, specs: list[RunSpec]) -> tuple[list[RunSpec], int]:
+    """The specs still to run (not completed under their batch key) and how many are done."""
+    keyed = {}
+    for s in specs:
+        params = llm.public_params(llm.model_spec(runner.cfg, s.model))
+        keyed[s.key(params)] = s
+    done = runner.runs.completed_keys(list(keyed))
+    return [s for k, s in keyed.items() if k not in done], len(done)
+
+
+async def run_batch(
+    runner: Runner,
+    specs: list[RunSpec],
+    concurrency: int,
+    per_model: int,
+    on_event: Callable[[RunEvent], None] | None = None,
+    on_done: Callable[[RunSpec, dict], None] | None = None,
+) -> BatchSummary:
+    """Run what is left of `specs`; one failing run never stops the others."""
+    t0 = time.monotonic()
+    summary = BatchSummary(batch=specs[0].batch if specs else "", planned=len(specs))
+    summary.interrupted = runner.runs.mark_interrupted()
+    todo, summary.skipped = plan(runner, specs)
+    everyone = asyncio.Semaphore(concurrency)
+    per = {m: asyncio.Semaphore(per_model) for m in {s.model for s in todo}}
+
+    async def one(spec: RunSpec) -> None:
+        async with everyone, per[spec.model]:
+            end = await drain(runner.stream(spec), on_event or (lambda ev: None))
+        summary.status[end.get("status", "error")] += 1
+        summary.tokens_out += end.get("tokens_out") or 0
+        if on_done:
+            on_done(spec, end)
+
+    await asyncio.gather(*(one(s) for s in todo))
+    summary.seconds = time.monotonic() - t0
+    return summary

@@ -1,0 +1,50 @@
+"""Evidence record shared by the condition builders, the prompts, the run records and the UI.
+
+Every item carries the first day it could have been known (`available_from`), so a test can
+check that no condition ever shows a model anything dated after the question's `as_of`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import date
+from typing import Any
+
+CONDITIONS = ("no_rag", "rag", "indicator_rag", "tool_use", "oracle")
+LABELS = {
+    "no_rag": "No-RAG",
+    "rag": "RAG",
+    "indicator_rag": "Indicator-RAG",
+    "tool_use": "Tool-Use",
+    "oracle": "Oracle",
+}
+
+
+@dataclass
+class EvidenceItem:
+    """One piece of evidence as shown to the model, with where it came from."""
+
+    id: str  # stable: a chunk id, "store:AAPL:roa:2024-09-28", "tool:1:get_signal"...
+    track: str  # filing | market | fundamental | signal | price | oracle | tool | context
+    text: str  # exactly what the prompt shows (data, never instructions)
+    title: str = ""  # one line for the evidence panel: "AAPL 10-K filed 2024-11-01, Item 7"
+    ticker: str | None = None
+    available_from: date | None = None  # first day this could be known (<= as_of)
+    meta: dict[str, Any] = field(default_factory=dict)  # scores, accession, parent text...
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Evidence:
+    """What one condition gives the model for one question."""
+
+    condition: str
+    items: list[EvidenceItem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # e.g. "no index for TSLA: market track only"
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)  # name, arguments, result
+
+    @property
+    def ids(self) -> list[str]:
+        return [i.id for i in self.items]

@@ -1,0 +1,211 @@
+"""Model gateway room: the one place that imports litellm (lazily) and turns a registry entry
+into call arguments. Every model call of the app goes through `stream_chat` or `complete`.
+
+Per-request arguments only: no global litellm settings change between calls. API keys are
+read from the environment variable the registry names and never leave this module's kwargs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from fintrade_tui.config import Config, ModelConfig
+from fintrade_tui.errors import UserError
+
+_litellm: Any = None
+
+
+def litellm() -> Any:
+    """litellm, imported on first use with the offline cost map (else it fetches one from the
+    web and prints warnings into the terminal) and the local provider registered."""
+    global _litellm
+    if _litellm is None:
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        import litellm as mod
+
+        mod.suppress_debug_info = True
+        from fintrade_tui.runs import local
+
+        local.install()
+        _litellm = mod
+    return _litellm
+
+
+def model_spec(cfg: Config, name: str) -> ModelConfig:
+    if name not in cfg.models:
+        known = ", ".join(sorted(cfg.models)) or "none"
+        raise UserError(
+            f"model {name!r}", f"is not in the registry ({known})", "add it under models:"
+        )
+    return cfg.models[name]
+
+
+def call_kwargs(name: str, spec: ModelConfig) -> dict[str, Any]:
+    """litellm keyword arguments for one registry entry (the key from its env variable)."""
+    kw: dict[str, Any] = {
+        "model": spec.model,
+        "temperature": spec.temperature,
+        "max_tokens": spec.max_tokens,
+        "timeout": spec.timeout,
+    }
+    if spec.api_base:
+        kw["api_base"] = spec.api_base
+    if spec.api_key_env:
+        key = os.environ.get(spec.api_key_env)
+        if not key:
+            raise UserError(
+                f"model {name!r}",
+                f"needs the environment variable {spec.api_key_env}",
+                f"export {spec.api_key_env}=... (keys are never read from files)",
+            )
+        kw["api_key"] = key
+    if spec.model.startswith("local/"):
+        from fintrade_tui.runs import local
+
+        local.register(spec.model.split("/", 1)[1], spec.gguf, spec.context_tokens)
+    kw.update(spec.extra)
+    return kw
+
+
+def public_params(spec: ModelConfig) -> dict[str, Any]:
+    """What a run record keeps of its model parameters: everything but secrets."""
+    d = spec.model_dump(mode="json", exclude={"api_key_env"})
+    d["extra"] = {k: v for k, v in d["extra"].items() if "key" not in k.lower()}
+    return d
+
+
+def supports_tools(spec: ModelConfig) -> bool:
+    if spec.tools != "auto":
+        return spec.tools == "native"
+    if spec.model.startswith("local/"):
+        return False
+    try:
+        return bool(litellm().supports_function_calling(model=spec.model))
+    except Exception:  # unknown to litellm's model map: use the router
+        return False
+
+
+def retryable(exc: BaseException) -> bool:
+    """429, 5xx and connection failures are worth another try; bad requests are not."""
+    lm = litellm()
+    kinds = (
+        lm.RateLimitError,
+        lm.InternalServerError,
+        lm.ServiceUnavailableError,
+        lm.APIConnectionError,
+    )
+    if isinstance(exc, kinds):
+        return True
+    status = getattr(exc, "status_code", None)
+    return isinstance(status, int) and (status == 429 or status >= 500)
+
+
+@dataclass
+class Usage:
+    """What one streamed call measured."""
+
+    started: float = field(default_factory=time.monotonic)
+    ttft: float | None = None  # seconds to the first text
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost: float | None = None
+    retries: int = 0
+
+
+async def stream_chat(
+    kwargs: dict[str, Any],
+    messages: list[dict[str, Any]],
+    usage: Usage,
+    retries: int = 3,
+    backoff: float = 1.0,
+    **extra: Any,
+) -> AsyncIterator[str]:
+    """Text deltas of one chat completion. Failures before the first text are retried with
+    exponential backoff when `retryable`; a failure after it ends the stream with the error
+    (the caller keeps the partial answer)."""
+    lm = litellm()
+    attempt = 0
+    while True:
+        got_text = False
+        try:
+            response = await lm.acompletion(
+                messages=messages,
+                stream=True,
+                stream_options={"include_usage": True},
+                **kwargs,
+                **extra,
+            )
+            async for chunk in response:
+                _take_usage(chunk, usage)
+                if not chunk.choices:
+                    continue
+                text = chunk.choices[0].delta.content
+                if text:
+                    if usage.ttft is None:
+                        usage.ttft = time.monotonic() - usage.started
+                    got_text = True
+                    yield text
+            _cost(lm, kwargs["model"], usage)
+            return
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if got_text or attempt >= retries or not retryable(exc):
+                raise
+            attempt += 1
+            usage.retries = attempt
+            await asyncio.sleep(backoff * 2 ** (attempt - 1))
+
+
+async def complete(
+    kwargs: dict[str, Any],
+    messages: list[dict[str, Any]],
+    retries: int = 3,
+    backoff: float = 1.0,
+    **extra: Any,
+) -> Any:
+    """One whole (non-streamed) completion with the same retry policy: tool rounds, judges."""
+    lm = litellm()
+    attempt = 0
+    while True:
+        try:
+            return await lm.acompletion(messages=messages, **kwargs, **extra)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if attempt >= retries or not retryable(exc):
+                raise
+            attempt += 1
+            await asyncio.sleep(backoff * 2 ** (attempt - 1))
+
+
+def _take_usage(chunk: Any, usage: Usage) -> None:
+    u = getattr(chunk, "usage", None)
+    if u and getattr(u, "completion_tokens", None):
+        usage.tokens_in = u.prompt_tokens
+        usage.tokens_out = u.completion_tokens
+
+
+def _cost(lm: Any, model: str, usage: Usage) -> None:
+    if usage.tokens_in is None or model.startswith("local/"):
+        return
+    try:
+        a, b = lm.cost_per_token(
+            model=model,
+            prompt_tokens=usage.tokens_in,
+            completion_tokens=usage.tokens_out or 0,
+        )
+        usage.cost = a + b
+    except Exception:  # a model litellm has no price for
+        usage.cost = None
+
+
+def error_text(exc: BaseException) -> str:
+    """One line for the run record and the pane: the error class and its first line."""
+    first = (str(exc).strip().splitlines() or [""])[0][:300]
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__

@@ -1,0 +1,53 @@
+"""Readiness room: what a run needs before it can start on a fresh clone — the store, the
+question bank and, for RAG, the retrieval index of the question's tickers — built on demand
+from the configured bundle, offline, with progress."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fintrade_tui.config import Config
+from fintrade_tui.store.db import connect
+
+SEEDS = "fintradebench/questions/FinTradeBench_Golden_Seed_150.csv"
+Say = Callable[[str], None]
+Reporter = Any  # the progress callback type the ingest and index builders take
+
+
+def ensure_store(cfg: Config, say: Say, progress: Reporter = None) -> None:
+    if cfg.store.exists():
+        return
+    from fintrade_tui.ingest.pipeline import run_ingest
+
+    say(f"no store at {cfg.store}: building it from {cfg.bundle} (about 1.5 min, once)")
+    run_ingest(cfg, progress)
+
+
+def ensure_questions(cfg: Config, ws: Any, say: Say) -> None:
+    """Import the bundle's seed questions when the workspace holds no question yet."""
+    (n,) = ws.execute("SELECT count(*) FROM questions").fetchone()
+    seeds = cfg.bundle / SEEDS
+    if n or not seeds.is_file():
+        return
+    from fintrade_tui.questions.importers import read_questions
+    from fintrade_tui.questions.resolve import Resolver
+    from fintrade_tui.store.workspace import save_questions
+
+    say(f"importing the {seeds.name} seed questions into the workspace")
+    with connect(cfg.store) as con:
+        r = Resolver(con, cfg.questions.reference_date)
+        save_questions(ws, [r.evidence(r.resolve(q)) for q in read_questions(seeds, None)])
+
+
+def ensure_index(cfg: Config, tickers: list[str], say: Say, progress: Reporter = None) -> None:
+    """Index the tickers RAG needs that the index does not hold yet (others stay as they are)."""
+    from fintrade_tui.retrieval.index import Index
+
+    index = Index(cfg)
+    missing = [t for t in tickers if t not in index.tickers()]
+    if not missing:
+        return
+    say(f"indexing {', '.join(missing[:8])}{'...' if len(missing) > 8 else ''} for RAG (once)")
+    with connect(cfg.store) as con:
+        index.build(con, progress, missing)

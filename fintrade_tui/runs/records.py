@@ -1,0 +1,233 @@
+"""Run records room: one row per model run in the workspace DuckDB (prompt, evidence, timings,
+tokens, status, answer). A run is written when it starts and again when it ends, each in its
+own committed transaction, so a killed process leaves `running` rows that the next start marks
+`interrupted` and a batch re-runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import uuid
+from datetime import date, datetime
+from typing import Any
+
+import duckdb
+
+from fintrade_tui.errors import UserError
+
+RUNNING, COMPLETED, ERROR, CANCELLED, TIMEOUT, INTERRUPTED = (
+    "running",
+    "completed",
+    "error",
+    "cancelled",
+    "timeout",
+    "interrupted",
+)
+FINISHED = (COMPLETED, ERROR, CANCELLED, TIMEOUT, INTERRUPTED)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id VARCHAR PRIMARY KEY, batch_key VARCHAR, batch VARCHAR, question_id VARCHAR,
+    condition VARCHAR, model VARCHAR, model_string VARCHAR, params VARCHAR, level VARCHAR,
+    best_of INTEGER, as_of DATE, prompt VARCHAR, prompt_hash VARCHAR, evidence_ids VARCHAR[],
+    evidence VARCHAR, tool_calls VARCHAR, candidates VARCHAR, started_at TIMESTAMP,
+    ttft DOUBLE, duration DOUBLE, tokens_in INTEGER, tokens_out INTEGER, cost DOUBLE,
+    retries INTEGER, status VARCHAR, error VARCHAR, answer VARCHAR, pid INTEGER
+);
+"""
+_JSON = ("params", "evidence", "tool_calls", "candidates")
+_COLUMNS = [
+    "id",
+    "batch_key",
+    "batch",
+    "question_id",
+    "condition",
+    "model",
+    "model_string",
+    "params",
+    "level",
+    "best_of",
+    "as_of",
+    "prompt",
+    "prompt_hash",
+    "evidence_ids",
+    "evidence",
+    "tool_calls",
+    "candidates",
+    "started_at",
+    "ttft",
+    "duration",
+    "tokens_in",
+    "tokens_out",
+    "cost",
+    "retries",
+    "status",
+    "error",
+    "answer",
+    "pid",
+]
+
+
+def _default(v: Any) -> Any:
+    if isinstance(v, date | datetime):
+        return v.isoformat()
+    raise TypeError(type(v).__name__)
+
+
+def dumps(v: Any) -> str:
+    return json.dumps(v, default=_default, sort_keys=True)
+
+
+class RunStore:
+    """The `runs` table over one workspace connection, safe to use from several threads."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, read_only: bool = False) -> None:
+        self.con = con
+        self.lock = threading.Lock()
+        if not read_only:
+            con.execute(SCHEMA)
+        elif not con.execute(
+            "SELECT 1 FROM information_schema.tables WHERE table_name = 'runs'"
+        ).fetchone():
+            raise UserError("workspace", "holds no runs yet", "run `fintrade-tui ask` first")
+
+    def _write(self, sql: str, params: list[Any]) -> None:
+        with self.lock:
+            cur = self.con.cursor()
+            cur.execute("BEGIN")
+            try:
+                cur.execute(sql, params)
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+            finally:
+                cur.close()
+
+    def start(self, row: dict[str, Any]) -> str:
+        """Insert a `running` row; a batch key's earlier unfinished attempts are replaced."""
+        row = {c: row.get(c) for c in _COLUMNS} | {
+            "id": row.get("id") or uuid.uuid4().hex[:12],
+            "status": RUNNING,
+            "pid": os.getpid(),
+            "started_at": row.get("started_at") or datetime.now(),
+        }
+        for k in _JSON:
+            row[k] = dumps(row[k]) if row[k] is not None else None
+        marks = ", ".join("?" for _ in _COLUMNS)
+        with self.lock:
+            cur = self.con.cursor()
+            cur.execute("BEGIN")
+            try:
+                if row["batch_key"]:
+                    cur.execute(
+                        "DELETE FROM runs WHERE batch_key = ? AND status <> ?",
+                        [row["batch_key"], COMPLETED],
+                    )
+                cur.execute(
+                    f"INSERT INTO runs ({', '.join(_COLUMNS)}) VALUES ({marks})",
+                    [row[c] for c in _COLUMNS],
+                )
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+            finally:
+                cur.close()
+        return row["id"]
+
+    def finish(self, run_id: str, **fields: Any) -> None:
+        """Set the end state (status, answer, timings...) of a run in one transaction."""
+        for k in _JSON:
+            if k in fields and fields[k] is not None:
+                fields[k] = dumps(fields[k])
+        bad = set(fields) - set(_COLUMNS)
+        if bad:
+            raise ValueError(f"unknown run fields {sorted(bad)}")
+        sets = ", ".join(f"{k} = ?" for k in fields)
+        self._write(f"UPDATE runs SET {sets} WHERE id = ?", [*fields.values(), run_id])
+
+    def mark_interrupted(self) -> int:
+        """Runs left `running` by a process that no longer exists (killed) -> interrupted."""
+        with self.lock:
+            rows = (
+                self.con.cursor()
+                .execute("SELECT id, pid FROM runs WHERE status = ?", [RUNNING])
+                .fetchall()
+            )
+        dead = [rid for rid, pid in rows if not _alive(pid)]
+        for rid in dead:
+            self.finish(rid, status=INTERRUPTED, error="the process running it ended")
+        return len(dead)
+
+    def completed_keys(self, keys: list[str]) -> set[str]:
+        with self.lock:
+            found = (
+                self.con.cursor()
+                .execute(
+                    "SELECT DISTINCT batch_key FROM runs"
+                    " WHERE status = ? AND list_contains(?, batch_key)",
+                    [COMPLETED, keys],
+                )
+                .fetchall()
+            )
+        return {k for (k,) in found}
+
+    def list(
+        self,
+        question: str | None = None,
+        model: str | None = None,
+        condition: str | None = None,
+        status: str | None = None,
+        batch: str | None = None,
+        limit: int = 200,
+    ) -> list[dict[str, Any]]:
+        sql = f"""SELECT {", ".join(_COLUMNS)} FROM runs
+            WHERE (? IS NULL OR question_id = ?) AND (? IS NULL OR model = ?)
+              AND (? IS NULL OR condition = ?) AND (? IS NULL OR status = ?)
+              AND (? IS NULL OR batch = ?)
+            ORDER BY started_at DESC, id LIMIT ?"""
+        args = [question, question, model, model, condition, condition, status, status]
+        return self._select(sql, [*args, batch, batch, limit])
+
+    def get(self, run_id: str) -> dict[str, Any]:
+        found = self._select(
+            f"SELECT {', '.join(_COLUMNS)} FROM runs WHERE id = ? OR id LIKE ? ORDER BY id",
+            [run_id, run_id + "%"],
+        )
+        if len(found) != 1:
+            why = "not found" if not found else f"matches {len(found)} runs"
+            raise UserError(f"run {run_id!r}", why, "see `fintrade-tui runs list`")
+        return found[0]
+
+    def _select(self, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+        with self.lock:
+            cur = self.con.cursor()
+            try:
+                rows = cur.execute(sql, params).fetchall()
+            finally:
+                cur.close()
+        out = []
+        for r in rows:
+            d = dict(zip(_COLUMNS, r, strict=True))
+            for k in _JSON:
+                d[k] = json.loads(d[k]) if d[k] else None
+            d["evidence_ids"] = list(d["evidence_ids"] or [])
+            out.append(d)
+        return out
+
+
+def _alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    if pid == os.getpid():
+        return True  # this process: its own runs are live
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

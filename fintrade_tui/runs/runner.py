@@ -1,0 +1,276 @@
+"""Streaming core room: one run = (question, condition, model, TELeR level) taken from evidence
+to a recorded answer, as an async generator of events the CLI and the TUI both consume.
+
+    question -> build_evidence(condition) -> build_prompt(level) -> litellm stream -> record
+
+Every run ends in exactly one state: completed, error (with the message, partial answer kept),
+timeout, or cancelled (the task was cancelled or the consumer stopped; partial answer kept).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from fintrade_tui.config import Config
+from fintrade_tui.questions.model import Question
+from fintrade_tui.runs import llm
+from fintrade_tui.runs.evidence import CONDITIONS, Evidence
+from fintrade_tui.runs.records import CANCELLED, COMPLETED, ERROR, TIMEOUT, RunStore
+from fintrade_tui.store.db import connect
+
+MAX_TOOL_ROUNDS = 4
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    question: Question
+    condition: str
+    model: str  # a registry name
+    level: str = "L5"
+    best_of: int = 1
+    batch: str | None = None  # a batch label: re-running it skips completed runs
+
+    def key(self, params: dict[str, Any]) -> str:
+        """Identity of a batch run: same question, condition, model settings and level."""
+        raw = json.dumps(
+            [self.question.id, self.condition, self.model, params, self.level, self.best_of],
+            sort_keys=True,
+        )
+        return hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
+@dataclass
+class RunEvent:
+    """`started` (evidence, prompt), `tool` (one call), `token` (text), `retry`, `ended`."""
+
+    kind: str
+    run_id: str
+    spec: RunSpec
+    text: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Prepared:
+    evidence: Evidence
+    messages: list[dict[str, Any]]
+    prompt_text: str
+    prompt_hash: str
+    evidence_ids: list[str]
+    native_tools: bool = False
+
+
+class Runner:
+    """Runs specs against one config; the store is opened read-only per preparing thread."""
+
+    def __init__(self, cfg: Config, runs: RunStore) -> None:
+        self.cfg = cfg
+        self.runs = runs
+
+    # -- evidence and prompt (blocking: store and retrieval; called on a worker thread) --
+    def prepare(self, spec: RunSpec) -> Prepared:
+        from fintrade_tui.runs.conditions import ConditionContext, build_evidence
+        from fintrade_tui.runs.prompts import build_prompt
+
+        if spec.condition not in CONDITIONS:
+            from fintrade_tui.errors import UserError
+
+            raise UserError(
+                f"condition {spec.condition!r}", "is unknown", f"use {', '.join(CONDITIONS)}"
+            )
+        m = llm.model_spec(self.cfg, spec.model)
+        with connect(self.cfg.store, read_only=True) as con:
+            evidence = build_evidence(
+                spec.condition, spec.question, ConditionContext(self.cfg, con)
+            )
+            native = spec.condition == "tool_use" and llm.supports_tools(m)
+            if spec.condition == "tool_use" and not native:
+                _route_tools(con, spec.question, evidence)
+        prompt = build_prompt(spec.question, evidence, spec.level, self.cfg.runs.context_tokens)
+        return Prepared(
+            evidence,
+            prompt.messages,
+            prompt.text,
+            prompt.template_hash,
+            prompt.evidence_ids,
+            native,
+        )
+
+    # -- the run --
+    async def stream(self, spec: RunSpec) -> AsyncIterator[RunEvent]:
+        m = llm.model_spec(self.cfg, spec.model)
+        kwargs = llm.call_kwargs(spec.model, m)
+        params = llm.public_params(m)
+        row: dict[str, Any] = {
+            "batch": spec.batch,
+            "batch_key": spec.key(params) if spec.batch else None,
+            "question_id": spec.question.id,
+            "condition": spec.condition,
+            "model": spec.model,
+            "model_string": m.model,
+            "params": params,
+            "level": spec.level,
+            "best_of": spec.best_of,
+            "as_of": spec.question.as_of,
+        }
+        run_id = self.runs.start(row)
+        started = time.monotonic()
+        usage = llm.Usage()
+        answer: list[str] = []
+        state: dict[str, Any] = {"status": ERROR, "error": None}
+        tool_calls: list[dict[str, Any]] = []
+        candidates: list[str] | None = None
+        prep: Prepared | None = None
+        try:
+            async with asyncio.timeout(m.timeout):
+                prep = await asyncio.to_thread(self.prepare, spec)
+                tool_calls = prep.evidence.tool_calls
+                self.runs.finish(
+                    run_id,
+                    prompt=prep.prompt_text,
+                    prompt_hash=prep.prompt_hash,
+                    evidence_ids=prep.evidence_ids,
+                    evidence=_evidence_json(prep.evidence),
+                )
+                yield RunEvent("started", run_id, spec, data={"evidence": prep.evidence})
+                messages = prep.messages
+                if prep.native_tools:
+                    messages = await self._tool_rounds(spec, kwargs, messages, prep.evidence)
+                    for call in prep.evidence.tool_calls:
+                        yield RunEvent("tool", run_id, spec, data=call)
+                if spec.best_of > 1:
+                    candidates = await self._candidates(spec, kwargs, messages, usage)
+                    chosen = await self._select(spec, kwargs, candidates)
+                    usage.ttft = usage.ttft or (time.monotonic() - started)
+                    answer.append(candidates[chosen])
+                    yield RunEvent("token", run_id, spec, text=candidates[chosen])
+                else:
+                    async for text in llm.stream_chat(
+                        kwargs, messages, usage, self.cfg.runs.retries, self.cfg.runs.backoff
+                    ):
+                        answer.append(text)
+                        yield RunEvent("token", run_id, spec, text=text)
+            state = {"status": COMPLETED, "error": None}
+        except TimeoutError:
+            state = {"status": TIMEOUT, "error": f"no complete answer within {m.timeout:g} s"}
+        except (asyncio.CancelledError, GeneratorExit):
+            state = {"status": CANCELLED, "error": "cancelled"}
+            raise
+        except Exception as exc:
+            state = {"status": ERROR, "error": llm.error_text(exc)}
+        finally:
+            end = {
+                "answer": "".join(answer),
+                "duration": time.monotonic() - started,
+                "ttft": usage.ttft,
+                "tokens_in": usage.tokens_in,
+                "tokens_out": usage.tokens_out or (len(answer) if answer else None),
+                "cost": usage.cost,
+                "retries": usage.retries,
+                "tool_calls": tool_calls or None,
+                "candidates": candidates,
+                **state,
+            }
+            if prep is not None and prep.native_tools:
+                end["evidence"] = _evidence_json(prep.evidence)  # now with the calls made
+            self.runs.finish(run_id, **end)
+        yield RunEvent("ended", run_id, spec, data=end)
+
+    async def _tool_rounds(
+        self, spec: RunSpec, kwargs: dict, messages: list[dict], evidence: Evidence
+    ) -> list[dict]:
+        """Native function calling: let the model call tools for a few rounds, then answer."""
+        from fintrade_tui.runs.tools import TOOL_SPECS
+
+        msgs = list(messages)
+        store = self.cfg.store
+        for _ in range(MAX_TOOL_ROUNDS):
+            resp = await llm.complete(
+                kwargs, msgs, self.cfg.runs.retries, self.cfg.runs.backoff, tools=TOOL_SPECS
+            )
+            msg = resp.choices[0].message
+            calls = getattr(msg, "tool_calls", None) or []
+            if not calls:
+                break
+            msgs.append(msg.model_dump(exclude_none=True))
+            for c in calls:
+                result = await asyncio.to_thread(
+                    _call_tool, store, spec.question, c.function.name, c.function.arguments
+                )
+                _record_call(evidence, c.function.name, c.function.arguments, result)
+                msgs.append({"role": "tool", "tool_call_id": c.id, "content": json.dumps(result)})
+        return msgs
+
+    async def _candidates(
+        self, spec: RunSpec, kwargs: dict, messages: list[dict], usage: llm.Usage
+    ) -> list[str]:
+        out = []
+        for _ in range(spec.best_of):
+            parts = [
+                t
+                async for t in llm.stream_chat(
+                    kwargs, messages, usage, self.cfg.runs.retries, self.cfg.runs.backoff
+                )
+            ]
+            out.append("".join(parts))
+        return out
+
+    async def _select(self, spec: RunSpec, kwargs: dict, candidates: list[str]) -> int:
+        from fintrade_tui.runs.prompts import parse_selection, selection_prompt
+
+        resp = await llm.complete(
+            kwargs | {"max_tokens": 16},
+            selection_prompt(spec.question, candidates),
+            self.cfg.runs.retries,
+            self.cfg.runs.backoff,
+        )
+        return parse_selection(resp.choices[0].message.content or "", len(candidates))
+
+
+def _call_tool(store: Any, q: Question, name: str, arguments: Any) -> dict:
+    from fintrade_tui.runs.tools import call_tool
+
+    with connect(store, read_only=True) as con:
+        return call_tool(con, name, arguments, q.as_of)
+
+
+def _record_call(evidence: Evidence, name: str, arguments: Any, result: dict) -> None:
+    from fintrade_tui.runs.tools import tool_item
+
+    args = json.loads(arguments) if isinstance(arguments, str) and arguments else arguments
+    args = args if isinstance(args, dict) else {"raw": arguments}
+    n = len(evidence.tool_calls) + 1
+    evidence.tool_calls.append({"n": n, "name": name, "arguments": args, "result": result})
+    evidence.items.append(tool_item(n, name, args, result))
+
+
+def _route_tools(con: Any, q: Question, evidence: Evidence) -> None:
+    """Models without function calling: the deterministic router calls the tools up front."""
+    from fintrade_tui.runs.tools import call_tool, route
+
+    for name, args in route(q):
+        _record_call(evidence, name, args, call_tool(con, name, args, q.as_of))
+
+
+def _evidence_json(e: Evidence) -> dict[str, Any]:
+    return {
+        "condition": e.condition,
+        "items": [i.to_dict() for i in e.items],
+        "notes": e.notes,
+    }
+
+
+async def drain(agen: AsyncIterator[RunEvent], on_event: Callable[[RunEvent], None]) -> dict:
+    """Consume one run's events, handing each to `on_event`; returns the end state."""
+    end: dict[str, Any] = {}
+    async for ev in agen:
+        on_event(ev)
+        if ev.kind == "ended":
+            end = ev.data
+    return end

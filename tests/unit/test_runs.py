@@ -1,0 +1,285 @@
+"""The streaming core through litellm: mock responses and injected faults (timeout, 429 then
+success, 500, a stream cut mid-way, cancel) — each run ends in the right state, the others
+complete, and every run is recorded with its prompt and evidence ids."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from fintrade_tui.config import Config, ModelConfig
+from fintrade_tui.questions.model import RESOLVED, Question
+from fintrade_tui.runs import llm
+from fintrade_tui.runs.records import RunStore
+from fintrade_tui.runs.runner import Runner, RunSpec, drain
+from fintrade_tui.store.workspace import open_workspace
+from tests.conftest import needs_bundle
+
+pytestmark = needs_bundle
+ANSWER = "Apple's ROE was high as of the quarter; see the evidence."
+
+
+class _Faulty:
+    """A litellm custom provider whose model name picks the fault: faulty/<kind>."""
+
+    calls: dict[str, int] = {}
+
+    @staticmethod
+    def make():
+        import litellm
+        from litellm import CustomLLM
+
+        def chunk(text: str, done: bool = False) -> dict:
+            return {
+                "text": text,
+                "tool_use": None,
+                "is_finished": done,
+                "finish_reason": "stop" if done else "",
+                "usage": None,
+                "index": 0,
+            }
+
+        class Provider(CustomLLM):
+            async def astreaming(self, model: str, messages: list, **_):
+                kind = model.split("/", 1)[-1]
+                n = _Faulty.calls[kind] = _Faulty.calls.get(kind, 0) + 1
+                if kind == "429-then-ok" and n == 1:
+                    raise litellm.RateLimitError("slow down", "faulty", model)
+                if kind == "500":
+                    raise litellm.InternalServerError("boom", "faulty", model)
+                for i, word in enumerate(ANSWER.split()):
+                    if kind == "cut" and i == 3:
+                        raise litellm.APIConnectionError("connection reset", "faulty", model)
+                    if kind == "slow":
+                        await asyncio.sleep(0.2)
+                    yield chunk(word + " ")
+                yield chunk("", done=True)
+
+        return Provider()
+
+
+@pytest.fixture(scope="module")
+def faulty() -> None:
+    lm = llm.litellm()
+    lm.custom_provider_map = [
+        *[p for p in lm.custom_provider_map if p["provider"] != "faulty"],
+        {"provider": "faulty", "custom_handler": _Faulty.make()},
+    ]
+
+
+def _cfg(built_store: Config, tmp: Path) -> Config:
+    models = {
+        "mock": ModelConfig(model="openai/gpt-4o-mini", extra={"mock_response": ANSWER}),
+        "slow-timeout": ModelConfig(model="faulty/slow", timeout=0.7),
+        **{k: ModelConfig(model=f"faulty/{k}") for k in ("429-then-ok", "500", "cut", "slow")},
+    }
+    cfg = built_store.model_copy(update={"workspace": tmp / "ws.duckdb", "models": models})
+    cfg.runs = cfg.runs.model_copy(update={"backoff": 0.01, "retries": 2})
+    return cfg
+
+
+def _question(built_store: Config) -> Question:
+    from fintrade_tui.questions.resolve import Resolver
+    from fintrade_tui.store.db import connect
+
+    q = Question(
+        id="T-AAPL-ROE",
+        source="jsonl",
+        category="F",
+        text="How did Apple's ROE and ROA look at the end of its fiscal 2024?",
+        tickers=["AAPL"],
+        scope="company",
+        as_of=date(2024, 11, 1),
+        window_start=date(2024, 8, 1),
+        window_end=date(2024, 11, 1),
+        golden_raw=["ROE", "ROA"],
+        golden=["roe", "roa"],
+        status=RESOLVED,
+    )
+    with connect(built_store.store) as con:
+        return Resolver(con, date(2025, 9, 30)).evidence(q)
+
+
+def _run_all(cfg: Config, specs: list[RunSpec], cancel_after: dict[int, int] | None = None):
+    """Run specs concurrently; cancel_after {i: n}: cancel spec i after n tokens."""
+    with open_workspace(cfg.workspace) as ws:
+        store = RunStore(ws)
+        runner = Runner(cfg, store)
+
+        async def main() -> list[str]:
+            ids = [""] * len(specs)
+            tokens = [0] * len(specs)
+            tasks: list[asyncio.Task] = []
+
+            def on(i: int):
+                def handle(ev) -> None:
+                    ids[i] = ev.run_id
+                    if ev.kind == "token":
+                        tokens[i] += 1
+                        if cancel_after and tokens[i] == cancel_after.get(i):
+                            tasks[i].cancel()
+
+                return handle
+
+            tasks.extend(
+                asyncio.create_task(drain(runner.stream(s), on(i))) for i, s in enumerate(specs)
+            )
+            await asyncio.gather(*tasks, return_exceptions=True)
+            return ids
+
+        ids = asyncio.run(main())
+        return [store.get(i) for i in ids]
+
+
+def test_three_conditions_stream_and_are_recorded(built_store: Config, tmp_path: Path) -> None:
+    cfg = _cfg(built_store, tmp_path)
+    q = _question(built_store)
+    rows = _run_all(cfg, [RunSpec(q, c, "mock") for c in ("no_rag", "indicator_rag", "oracle")])
+    for r in rows:
+        assert r["status"] == "completed", r["error"]
+        assert r["answer"] == ANSWER
+        assert r["question_id"] == q.id and r["as_of"] == q.as_of
+        assert q.text in r["prompt"]
+        assert r["ttft"] is not None and r["duration"] >= r["ttft"]
+        assert r["tokens_in"] and r["tokens_out"]
+    by = {r["condition"]: r for r in rows}
+    assert by["no_rag"]["evidence_ids"] == []
+    assert by["oracle"]["evidence_ids"] == ["oracle:AAPL:roe", "oracle:AAPL:roa"]
+    assert by["indicator_rag"]["evidence_ids"]
+    assert "api_key" not in str(by["oracle"]["params"])
+
+
+def test_faults_end_in_the_right_state_while_others_complete(
+    built_store: Config, tmp_path: Path, faulty: None
+) -> None:
+    cfg = _cfg(built_store, tmp_path)
+    q = _question(built_store)
+    names = ["mock", "429-then-ok", "500", "cut", "slow-timeout", "slow", "mock"]
+    rows = _run_all(cfg, [RunSpec(q, "no_rag", n) for n in names], cancel_after={5: 2})
+    got = {(r["model"], r["status"]) for r in rows}
+    assert ("mock", "completed") in got
+    ok, e500, cut, timeout, cancelled = rows[1:6]
+    assert ok["status"] == "completed" and ok["retries"] == 1 and ok["answer"] == ANSWER + " "
+    assert e500["status"] == "error" and "InternalServerError" in e500["error"]
+    assert e500["retries"] == 2 and e500["answer"] == ""
+    assert cut["status"] == "error" and cut["answer"] == "Apple's ROE was "
+    assert timeout["status"] == "timeout" and timeout["answer"]  # partial kept
+    assert ANSWER.startswith(timeout["answer"].strip())
+    assert cancelled["status"] == "cancelled" and cancelled["answer"] == "Apple's ROE "
+    assert rows[0]["status"] == rows[6]["status"] == "completed"
+
+
+def test_unknown_model_and_missing_key_are_one_line_errors(built_store: Config) -> None:
+    from fintrade_tui.errors import UserError
+
+    with pytest.raises(UserError, match="not in the registry"):
+        llm.model_spec(built_store, "nope")
+    spec = ModelConfig(model="openai/gpt-4o-mini", api_key_env="FINTRADE_TEST_NO_SUCH_KEY")
+    with pytest.raises(UserError, match="FINTRADE_TEST_NO_SUCH_KEY"):
+        llm.call_kwargs("remote", spec)
+
+
+def test_batch_killed_with_sigkill_resumes_without_loss_or_duplicates(
+    built_store: Config, tmp_path: Path
+) -> None:
+    """`run` killed halfway, then started again: every planned run completes exactly once."""
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    import duckdb
+
+    from tests.conftest import write_config
+
+    extra = (
+        f"workspace: {tmp_path / 'ws.duckdb'}\n"
+        "models:\n  mock:\n    model: openai/gpt-4o-mini\n"
+        f"    extra: {{mock_response: {json.dumps(ANSWER)}, mock_delay: 0.4}}\n"
+    )
+    config = write_config(tmp_path / "cfg", built_store.bundle, built_store.store, extra)
+    args = [sys.executable, "-m", "fintrade_tui", "--config", str(config), "run"]
+    args += ["--questions", "F1,F2,F3,F4,F5,F6", "--models", "mock", "--json"]
+    args += ["--conditions", "no_rag,oracle", "--concurrency", "2", "--batch", "kill"]
+    env = os.environ | {"PYTHONUNBUFFERED": "1"}
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True, env=env)
+    done_before = 0
+    for line in proc.stdout:  # kill once a few runs have finished, others mid-way
+        done_before += '"status"' in line
+        if done_before == 4:
+            break
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert done_before == 4
+
+    again = subprocess.run(args, capture_output=True, text=True, env=env, timeout=300)
+    assert again.returncode == 0, again.stderr
+    summary = json.loads(again.stdout.strip().splitlines()[-1])
+    assert summary["planned"] == 12
+    assert summary["skipped_completed"] >= 4
+    assert summary["skipped_completed"] + summary["status_completed"] == 12
+    with duckdb.connect(str(tmp_path / "ws.duckdb"), read_only=True) as con:
+        per_key = con.execute(
+            "SELECT batch_key, count(*) FILTER (status = 'completed'), count(*) FROM runs"
+            " WHERE batch = 'kill' GROUP BY batch_key"
+        ).fetchall()
+    assert len(per_key) == 12
+    assert all(done == 1 and total == 1 for _, done, total in per_key), per_key
+
+
+def test_oracle_prompt_holds_exactly_the_golden_values(built_store: Config, tmp_path: Path) -> None:
+    """The stored Oracle prompt shows each golden indicator's value at as_of, and no other."""
+    from fintrade_tui.questions.indicators import KIND
+    from fintrade_tui.store.db import connect
+    from fintrade_tui.store.queries import snapshot
+
+    cfg = _cfg(built_store, tmp_path)
+    q = _question(built_store)
+    (row,) = _run_all(cfg, [RunSpec(q, "oracle", "mock")])
+    with connect(cfg.store) as con:
+        snap = snapshot(con, "AAPL", q.as_of)
+    for name in ("roe", "roa"):
+        assert KIND[name] == "ratio"
+        assert f"{snap['fundamentals'][name]['value']:.6g}" in row["prompt"]
+    others = [n for n, f in snap["fundamentals"].items() if f and n not in ("roe", "roa")]
+    assert others
+    for name in others:
+        assert f"{snap['fundamentals'][name]['value']:.6g}" not in row["prompt"], name
+
+
+def test_tool_use_calls_are_recorded_with_arguments_and_results(
+    built_store: Config, tmp_path: Path
+) -> None:
+    """Router (no native tool calling) and native function calling (litellm mock tool calls)."""
+    cfg = _cfg(built_store, tmp_path)
+    call = {
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "get_fundamental", "arguments": '{"ticker": "AAPL", "name": "roe"}'},
+    }
+    cfg.models["router"] = ModelConfig(
+        model="openai/gpt-4o-mini", tools="router", extra={"mock_response": ANSWER}
+    )
+    cfg.models["native"] = ModelConfig(
+        model="openai/gpt-4o-mini",
+        tools="native",
+        extra={"mock_response": ANSWER, "mock_tool_calls": [call]},
+    )
+    q = _question(built_store)
+    routed, native = _run_all(cfg, [RunSpec(q, "tool_use", m) for m in ("router", "native")])
+    for r in (routed, native):
+        assert r["status"] == "completed", r["error"]
+        assert r["tool_calls"], r["condition"]
+        for c in r["tool_calls"]:
+            assert c["arguments"] and c["result"]
+            assert "error" not in c["result"], c
+    names = {(c["name"], c["arguments"].get("name")) for c in routed["tool_calls"]}
+    assert {("get_fundamental", "roe"), ("get_fundamental", "roa")} <= names
+    first = native["tool_calls"][0]
+    assert first["name"] == "get_fundamental" and first["arguments"]["ticker"] == "AAPL"
+    assert first["result"]["value"] == pytest.approx(q.oracle["AAPL"]["roe"]["value"], rel=1e-9)
+    assert "tool:1:get_fundamental" in [i["id"] for i in native["evidence"]["items"]]
