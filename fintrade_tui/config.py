@@ -82,6 +82,18 @@ class RunsConfig(_Strict):
     backoff: float = Field(1.0, ge=0)  # seconds, doubled per retry
 
 
+class JudgingConfig(_Strict):
+    model: str = "local"  # the judge: a registry name
+    retries: int = Field(2, ge=0)  # invalid judge output is asked again this many times
+    audit_tolerance: float = Field(0.02, ge=0, lt=1)  # relative error still SUPPORTED
+    panel_size: int = Field(5, ge=1, le=20)  # SECQUE: single-judge calls scoring 0/1/2
+    panel_full: int = Field(6, ge=0)  # S >= this -> 2
+    panel_partial: int = Field(4, ge=0)  # S >= this -> 1, else 0
+    rms_tau: float = Field(0.5, ge=0, le=1)  # FinAR: max normalized Levenshtein key distance
+    rms_thetas: list[float] = [0.0, 0.01, 0.05, 0.1, 0.2, 0.5, 0.8, 1.0]
+    disagreement: int = Field(2, ge=1, le=4)  # judge vs human gap that is highlighted
+
+
 def _default_models() -> dict[str, ModelConfig]:
     return {"local": ModelConfig(model="local/smollm2")}
 
@@ -97,6 +109,7 @@ class Config(_Strict):
     pull: PullConfig = PullConfig()
     models: dict[str, ModelConfig] = Field(default_factory=_default_models)
     runs: RunsConfig = RunsConfig()
+    judging: JudgingConfig = JudgingConfig()
     source_file: Path | None = Field(default=None, exclude=True)
 
     def check_bundle(self) -> Path:

@@ -170,7 +170,7 @@ def retrieve(
             quota[b] += spare
     picked = ranked["filing"][: quota["filing"]] + ranked["market"][: quota["market"]]
     picked.sort(key=lambda d: -d["scores"].get("rerank", d["scores"]["fused"]))
-    return _with_parents(tables["parents"], _budget(picked, budget))
+    return _with_parents(tables["parents"], _budget(picked, budget), as_of)
 
 
 _OPEN: dict[tuple[str, float], dict[str, Any]] = {}
@@ -217,7 +217,16 @@ def _budget(rows: list[dict], budget: int) -> list[dict]:
     return out
 
 
-def _with_parents(tbl, rows: list[dict]) -> list[dict]:
+def _quarter_end(parent_id: str) -> date | None:
+    """Last day of a market quarter parent "mkt:<T>:<YYYY>-Q<q>" (None for other parents)."""
+    m = re.search(r":(\d{4})-Q([1-4])$", parent_id)
+    if not m:
+        return None
+    year, month = int(m.group(1)), 3 * int(m.group(2))
+    return date(year + month // 12, month % 12 + 1, 1) - timedelta(days=1)
+
+
+def _with_parents(tbl, rows: list[dict], as_of: date) -> list[dict]:
     if not rows:
         return []
     ids = ", ".join("'" + r["parent_id"].replace("'", "''") + "'" for r in rows)
@@ -229,5 +238,9 @@ def _with_parents(tbl, rows: list[dict]) -> list[dict]:
         item = {c: r.get(c) for c in _COLUMNS}
         item["scores"] = {n: r["scores"].get(n) for n in ("dense", "text", "fused", "rerank")}
         item["parent_text"] = parents.get(r["parent_id"], "")
+        end = _quarter_end(r["parent_id"]) if r["track"] == "market" else None
+        if end is not None and end > as_of:
+            # a month's parent is its quarter summary, which would show days after as_of
+            item["parent_text"] = r["text"]
         out.append(item)
     return out

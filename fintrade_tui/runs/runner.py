@@ -92,7 +92,10 @@ class Runner:
             native = spec.condition == "tool_use" and llm.supports_tools(m)
             if spec.condition == "tool_use" and not native:
                 _route_tools(con, spec.question, evidence)
-        prompt = build_prompt(spec.question, evidence, spec.level, self.cfg.runs.context_tokens)
+        # the Oracle shows every golden value, whatever the budget: trimming it would no longer
+        # be the oracle (a model whose context is too small fails with its own error)
+        budget = 10**9 if spec.condition == "oracle" else self.cfg.runs.context_tokens
+        prompt = build_prompt(spec.question, evidence, spec.level, budget)
         return Prepared(
             evidence,
             prompt.messages,

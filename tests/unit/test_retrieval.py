@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -97,6 +98,9 @@ def test_nothing_from_after_as_of(indexed, mode: str) -> None:
                 assert it["filed"] <= as_of, (as_of, it["id"])
             else:
                 assert start <= it["end"] <= as_of, (as_of, it["id"])
+            # nor in the passage shown with it (a month's quarter summary may run past as_of)
+            shown = re.findall(r"\b(\d{4}-\d{2}-\d{2})\b", it["text"] + it["parent_text"])
+            assert all(date.fromisoformat(d) <= as_of for d in shown), (as_of, it["id"])
 
 
 def test_as_of_before_any_filing_gives_nothing(indexed) -> None:
