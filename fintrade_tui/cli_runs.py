@@ -92,7 +92,7 @@ def ask(obj: Ctx, question_id: str, conditions, model, level, best_of, as_json: 
     if as_json:
         emit_json(stored)
         return
-    _table([_summary(r) for r in stored], "runs")
+    _print_runs(stored, "runs")
 
 
 async def _stream_side_by_side(runner, specs, quiet: bool) -> list[str]:
@@ -184,13 +184,21 @@ def _summary(r: dict[str, Any]) -> dict[str, Any]:
         "question": r["question_id"],
         "condition": LABELS.get(r["condition"], r["condition"]),
         "model": r["model"],
-        "status": r["status"] + (f" ({r['error']})" if r["error"] else ""),
+        "status": r["status"],
         "evidence": len(r["evidence_ids"]),
         "ttft s": round(r["ttft"], 2) if r["ttft"] is not None else None,
         "tok/s": round(rate, 1) if rate else None,
-        "tokens in/out": f"{r['tokens_in'] or '-'}/{r['tokens_out'] or '-'}",
-        "seconds": round(r["duration"], 1) if r["duration"] else None,
+        "in/out": f"{r['tokens_in'] or '-'}/{r['tokens_out'] or '-'}",
+        "s": round(r["duration"], 1) if r["duration"] else None,
     }
+
+
+def _print_runs(rows: list[dict[str, Any]], title: str) -> None:
+    """The table, then each failed run's error on its own line (errors are long)."""
+    _table([_summary(r) for r in rows], title)
+    for r in rows:
+        if r["error"]:
+            console.print(f"[red]{r['id']}[/] {r['status']}: {r['error']}", highlight=False)
 
 
 def _select_questions(ws, pattern: str, category: str | None, limit: int | None) -> list:
@@ -300,7 +308,7 @@ def runs_list(obj: Ctx, question, model, condition, status, batch, limit, as_jso
     if as_json:
         emit_json([{k: v for k, v in r.items() if k not in ("prompt", "evidence")} for r in rows])
     else:
-        _table([_summary(r) for r in rows], f"{len(rows)} runs")
+        _print_runs(rows, f"{len(rows)} runs")
 
 
 @runs.command("show")
@@ -318,7 +326,7 @@ def runs_show(obj: Ctx, run_id: str, as_json: bool) -> None:
     if as_json:
         emit_json(r)
         return
-    _table([_summary(r)], f"run {r['id']}")
+    _print_runs([r], f"run {r['id']}")
     for item in (r["evidence"] or {}).get("items", []):
         console.print(f"[cyan]{item['id']}[/] {item['title']}", highlight=False)
     for call in r["tool_calls"] or []:

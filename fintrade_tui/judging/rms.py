@@ -178,16 +178,15 @@ def _assign(pred: list[str], ref: list[str], tau: float) -> list[tuple[int, int,
     forbidden = float(min(len(pred), len(ref)) + 2)
     cost = np.where(dist <= tau, dist, forbidden)
     rows, cols = linear_sum_assignment(cost)
-    return [(int(i), int(j), float(dist[i, j])) for i, j in zip(rows, cols) if dist[i, j] <= tau]
+    pairs = zip(rows.tolist(), cols.tolist(), strict=True)
+    return [(i, j, float(dist[i, j])) for i, j in pairs if dist[i, j] <= tau]
 
 
 def _value_similarity(p: float | str, r: float | str, theta: float) -> float:
     if isinstance(p, str) or isinstance(r, str):
         return 1.0 if p == r else 0.0
-    if r == 0:
-        err = 0.0 if p == r else 1.0
-    else:
-        err = abs(p - r) / abs(r)
+    # a zero reference has no scale: only an exact 0 is right
+    err = abs(p - r) / abs(r) if r != 0 else (0.0 if p == 0 else 1.0)
     if err <= _EXACT:
         return 1.0
     if theta == 0:  # exact match only

@@ -27,7 +27,7 @@ PAIR_SCHEMA: dict = {
 
 
 def normalize_verdict(value: object) -> str:
-    """"A", "B" or "tie" (case and surrounding spaces forgiven); ValueError otherwise."""
+    """The verdict as "A", "B" or "tie" (case and spaces forgiven); ValueError otherwise."""
     if isinstance(value, str):
         v = value.strip()
         if v.upper() in ("A", "B"):
@@ -53,7 +53,7 @@ def parse_pair_with_reason(text: str) -> tuple[str, str]:
 
 
 def parse_pair(text: str) -> str:
-    """"A" (first shown wins), "B" or "tie" from a pairwise judge's JSON output."""
+    """The verdict ("A": first shown wins, "B" or "tie") from a pairwise judge's JSON output."""
     return parse_pair_with_reason(text)[0]
 
 

@@ -94,7 +94,8 @@ class Runner:
                 _route_tools(con, spec.question, evidence)
         # the Oracle shows every golden value, whatever the budget: trimming it would no longer
         # be the oracle (a model whose context is too small fails with its own error)
-        budget = 10**9 if spec.condition == "oracle" else self.cfg.runs.context_tokens
+        budget = m.evidence_tokens or self.cfg.runs.context_tokens
+        budget = 10**9 if spec.condition == "oracle" else budget
         prompt = build_prompt(spec.question, evidence, spec.level, budget)
         return Prepared(
             evidence,

@@ -1,0 +1,414 @@
+"""Numeric-audit room: the figures an answer states, each checked against the store at `as_of`.
+
+Deterministic, no LLM. Each figure (value, percentage, multiple, price) is tied to the nearest
+indicator named in its sentence and to the nearest company, then compared with the point-in-time
+snapshot: SUPPORTED, CONTRADICTED or NOT_FOUND, with the store value's provenance and one line why.
+Years, dates, fiscal labels, citations, list numbers, window lengths ("20-day", "RSI(14)") and
+accession numbers are not claims and are skipped.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import duckdb
+
+from fintrade_tui.errors import UserError
+from fintrade_tui.questions.companies import CompanyIndex, Mention
+from fintrade_tui.questions.indicators import KIND, LABEL, SYNONYMS
+from fintrade_tui.questions.model import Question
+from fintrade_tui.store.queries import snapshot
+
+SUPPORTED, CONTRADICTED, NOT_FOUND = "SUPPORTED", "CONTRADICTED", "NOT_FOUND"
+
+
+@dataclass
+class Claim:
+    text: str  # the sentence fragment holding the figure
+    span: tuple[int, int]  # of the number in the answer
+    value: float  # as stated, in the stated unit (35.6 for "35.6%")
+    unit: str  # "%", "x", "$", "bp", "B" (billions), "$B", "" ...
+    indicator: str | None  # canonical name ("close" for prices), None when none is near
+    ticker: str | None
+    store_value: float | None
+    source: str | None  # provenance of the store value
+    verdict: str
+    rel_error: float | None
+    why: str
+
+
+# --- indicator mentions ---------------------------------------------------------------------
+# prices are not a Table 6 indicator but answers quote them; "close to" is not a price
+_PRICE_NAMES = ["closing price", "share price", "stock price", "last price", "price", "closed"]
+_PRICE_NAMES += ["traded at", "trading at", "trades at"]
+LABEL_ALL = LABEL | {"close": "Close"}
+# windows of the stored signals: "50-day moving average" is not the store's MA20
+WINDOW = {"ma_20": 20, "ema_20": 20, "rsi_14": 14, "rsi_14_wilder": 14, "momentum_5d": 5}
+WINDOW |= {k: 20 for k in ("momentum_20d", "max_return_20d", "realized_vol_20d")}
+WINDOW |= {"mean_reversal_60d": 60, "short_term_reversal_1m": 21}
+PRICE_UNITS = {"close", "ma_20", "ema_20", "macd", "macd_signal"}  # quoted in dollars
+POINTS = {"rsi_14", "rsi_14_wilder"}  # 0-100: "71%" and "71" mean the same
+SHARES = {"obv"}
+SIGNED_AS_MAGNITUDE = {"drawdown"}  # "a drawdown of 5.7%" means -0.057
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"\s*/\s*", "/", re.sub(r"[\s_\-]+", " ", name.strip().lower()))
+
+
+def _name_rx(name: str) -> str:
+    words = re.split(r"[\s_\-]+", name.strip())
+    body = r"[\s\-]+".join(re.escape(w).replace("/", r"\s*/\s*") for w in words)
+    # acronyms are matched case-sensitively, so "ma" or "Yield" in prose stays prose
+    return body if name.upper() == name and len(name) <= 6 else f"(?i:{body})"
+
+
+_NAMES = {_norm(s): c for c, names in SYNONYMS.items() for s in names}
+_NAMES |= {_norm(s): "close" for s in _PRICE_NAMES}
+_ALL = sorted([s for names in SYNONYMS.values() for s in names] + _PRICE_NAMES, key=len)
+_IND = re.compile(
+    r"(?<![\w/])(?P<name>"
+    + "|".join(_name_rx(s) for s in reversed(_ALL))  # longest first: "MACD Signal" over "MACD"
+    + r")(?P<param>\s*\(\s*\d+(?:\s*,\s*\d+)*\s*\)|-?\d+)?(?![\w/])(?!\s+to\b)"
+)
+_WINDOW_BEFORE = re.compile(
+    r"(\d+)[-\s](?:trading[-\s])?(day|week|month)s?[-\s]+(?:[a-z]+[-\s]+)?$", re.I
+)
+
+
+@dataclass
+class _Ind:
+    start: int
+    end: int
+    key: str | None  # canonical name; None for a variant the store does not keep
+    name: str  # as written
+
+
+def _indicators(text: str) -> list[_Ind]:
+    out = []
+    for m in _IND.finditer(text):
+        key = _NAMES.get(_norm(m.group("name")))
+        window = None
+        if m.group("param"):
+            window = int(re.findall(r"\d+", m.group("param"))[0])
+        elif w := _WINDOW_BEFORE.search(text[max(0, m.start() - 30) : m.start()]):
+            window = int(w.group(1)) * {"day": 1, "week": 5, "month": 21}[w.group(2).lower()]
+        name = m.group(0)
+        if key in WINDOW and window is not None and abs(window - WINDOW[key]) > 2:
+            name, key = f"{window}-day {m.group('name')}", None
+        out.append(_Ind(m.start(), m.end(), key, name))
+    return out
+
+
+# --- spans that are not claims ----------------------------------------------------------------
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+)
+_NOT_CLAIMS = re.compile(
+    "|".join(
+        [
+            r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b",  # dates
+            rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b",  # Sep 30, 2025
+            rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:,?\s+\d{{4}})?",  # 30 September 2025
+            rf"\b{_MONTH}\s+\d{{4}}\b",
+            r"\b(?:Q[1-4]|H[12]|[1-4]Q)(?:\s*FY\s*'?\d{2,4}|\s*'\d{2}|\d{2})?\b",  # fiscal labels
+            r"\bFY\s*'?\d{2,4}\b|\bfiscal(?:\s+year)?\s+\d{4}\b",
+            r"\[[^\]\n]{0,40}\d[^\]\n]{0,40}\]",  # citation labels [E1], [2, 3]
+            r"(?:^|(?<=\n))[ \t]*(?:\d{1,2}[.)]|\(\d{1,2}\))(?=\s)",  # list numbering
+            r"\b\d+(?:\.\d+)?[-\s](?:trading[-\s])?(?:day|week|month|year|quarter|session)s?\b",
+            r"\b\d{10}-\d{2}-\d{6}\b|\bCIK\s*\d+",  # accession numbers, CIKs
+            r"\b\d{1,2}-[KQF]\b|\b\d+[dD]\b",  # form types (10-K, 8-K), "5D"
+            r"(?:S&P|\bNASDAQ|\bNasdaq|\bRussell|\bDow(?: Jones)?)[\s-]?\d+\b",
+            r"\b\d{1,2}:\d{2}\b",  # times
+            r"\(\s*\d+(?:\s*,\s*\d+)+\s*\)",  # parameter lists (12, 26, 9)
+        ]
+    )
+)
+_NUM = re.compile(
+    r"(?<![\w.,/#])(?P<sign>[-+−])?(?P<dollar>\$)?"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"(?:\s?(?P<word>%|percent\b|per\s+cent\b|pct\b|basis\s+points\b|bps?\b|times\b|thousand\b"
+    r"|million\b|mn\b|billion\b|bn\b|trillion\b|tn\b)|(?P<suf>[xX×kKMBT])|)(?![\w%])"
+)
+_UNIT = {"percent": "%", "per cent": "%", "pct": "%", "basis points": "bp", "bps": "bp"}
+_UNIT |= {"times": "x", "×": "x", "X": "x", "thousand": "K", "k": "K", "million": "M", "mn": "M"}
+_UNIT |= {"billion": "B", "bn": "B", "trillion": "T", "tn": "T"}
+_SCALE = {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
+# words that mark a figure as some other metric ("customer happiness index of 87")
+_OTHER_METRIC = re.compile(
+    r"\b(?:index|score|margin|revenue|sales|income|earnings|profit|EPS|P/E|P/B|PEG|EBITDA|"
+    r"growth|cap|capitali[sz]ation|valuation|volume|shares|employees|customers|users|guidance|"
+    r"target|beta|multiple|estimate|forecast|consensus|high|low|peak|trough|range|dividend|"
+    r"payout|buyback|cash|debt|assets|equity|rate|spread|units|threshold)\b",
+    re.I,
+)
+_NEGATIVE_BEFORE = re.compile(
+    r"\b(?:down|fell|fallen|falling|drop(?:ped)?|declin\w*|lost|negative|slid|decreas\w*|"
+    r"plung\w*|sank|shed)\b[^.\d]{0,20}$",
+    re.I,
+)
+_NEGATIVE_AFTER = re.compile(r"^\s*(?:decline|drop|fall|loss|lower|below|decrease)", re.I)
+_LOWER_BOUND = re.compile(
+    r"(?:\babove|\bover|\bexceed\w*|\bgreater than|\bmore than|\bhigher than|\bat least|>=?|≥)"
+    r"\s*(?:the\s+)?$",
+    re.I,
+)
+_UPPER_BOUND = re.compile(
+    r"(?:\bbelow|\bunder|\bless than|\blower than|\bat most|<=?|≤)\s*(?:the\s+)?$", re.I
+)
+_EARLIER = re.compile(r"\bfrom\s+(?:about\s+|around\s+|roughly\s+)?$", re.I)
+_EARLIER_AFTER = re.compile(
+    r"^[^.\d]{0,25}\b(?:a year ago|year[- ]ago|prior|previous|last year|earlier)\b", re.I
+)
+_ABBREV = re.compile(r"\b(?:Inc|Corp|Co|Ltd|vs|e\.g|i\.e|approx|No|U\.S|St|Mr|Ms|Dr)\.$")
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for m in re.finditer(r"(?<=[.!?])\s+|\n+", text):
+        if "\n" not in m.group() and _ABBREV.search(text[start : m.start()]):
+            continue  # "Apple Inc. reported" is one sentence
+        spans.append((start, m.start()))
+        start = m.end()
+    spans.append((start, len(text)))
+    return [s for s in spans if s[1] > s[0]]
+
+
+def _all_mentions(index: CompanyIndex, text: str) -> list[Mention]:
+    """Every company mention (`mentions` keeps the first per ticker): blank found ones, repeat."""
+    out: list[Mention] = []
+    while found := index.mentions(text):
+        out += found
+        for m in found:
+            text = text[: m.span[0]] + " " * (m.span[1] - m.span[0]) + text[m.span[1] :]
+    return sorted(out, key=lambda m: m.span)
+
+
+def _mask(text: str, spans: list[tuple[int, int]]) -> str:
+    chars = list(text)
+    for a, b in spans:
+        chars[a:b] = " " * (b - a)
+    return "".join(chars)
+
+
+# --- comparison -------------------------------------------------------------------------------
+def _store(snap: dict[str, Any], key: str) -> tuple[list[float], str | None]:
+    """The store values a figure about `key` may state, and their provenance."""
+    if key == "close":
+        vals = [snap["close"], snap["adj_close"]]  # a quoted price may be raw or adjusted
+        src = f"close on {snap['price_date']} ({snap['price_source']})"
+    elif KIND.get(key) == "ratio":
+        f = snap["fundamentals"].get(key)
+        if not f:
+            return [], None
+        vals = [f["value"]]
+        parts = [f["source"], f"FY{f['fiscal_year']} {f['fiscal_period']}"]
+        parts += [f"period end {f['period_end']}" if f.get("period_end") else ""]
+        parts += [f"filed {f['filed']}", f"accession {f['accession']}" if f["accession"] else ""]
+        src = ", ".join(p for p in parts if p)
+    else:
+        vals = [snap["signals"].get(key)]
+        src = f"signal on {snap['price_date']} (adjusted close, {snap['price_source']})"
+    vals = [float(v) for v in vals if v is not None and not math.isnan(v)]
+    return vals, src if vals else None
+
+
+def _factors(key: str, unit: str, value: float, store: float) -> list[float]:
+    """Ways to read the stated figure in store units (stated * factor), [] if units clash."""
+    base, scale = unit.lstrip("$"), 1.0
+    if base in _SCALE:
+        base, scale = "", _SCALE[base]
+    if key in SHARES:
+        return [scale] if base == "" and not unit.startswith("$") else []
+    if key in PRICE_UNITS:
+        return [scale] if base == "" else []
+    if unit.startswith("$") or scale != 1.0:
+        return []
+    if key in POINTS:
+        return [1.0] if base in ("", "%") else []
+    # fractions: ratios and returns
+    if base == "%":
+        return [0.01]
+    if base == "bp":
+        return [1e-4]
+    # "ROE 35.6" usually means percent
+    return [1.0, 0.01] if base == "" and abs(value) > 1.5 and abs(store) < 1.5 else [1.0]
+
+
+def _check(
+    claim: Claim, value: float, decimals: int, bound: str | None, snap: dict, tol: float
+) -> None:
+    """Fill the claim's store value, verdict, error and why; `value` is the signed figure."""
+    key = claim.indicator or ""
+    stored, src = _store(snap, key)
+    label = LABEL_ALL.get(key, key)
+    if not stored:
+        claim.why = f"the store has no {label} for {claim.ticker} at as_of"
+        return
+    claim.store_value, claim.source = stored[0], src
+    if key in SIGNED_AS_MAGNITUDE:
+        value, stored = abs(value), [abs(s) for s in stored]
+    best: tuple[float, float, float] | None = None  # (rel. error, stated in store units, store)
+    ok = False
+    for s in stored:
+        for f in _factors(key, claim.unit, value, s):
+            x = value * f
+            if bound:
+                ok |= s >= x if bound == ">" else s <= x
+                best = best or (math.inf, x, s)
+                continue
+            rel = abs(x - s) / abs(s) if s else abs(x - s)
+            # the store value rounded to the stated precision ("36%" for 0.356)
+            rounds = abs(s / f - value) <= 0.5 * 10**-decimals + 1e-9 * abs(value)
+            ok |= rel <= tol or rounds
+            if best is None or rel < best[0]:
+                best = (rel, x, s)
+    if best is None:
+        claim.why = f"a figure in {claim.unit or 'plain units'} cannot state {label}"
+        return
+    rel, x, s = best
+    claim.rel_error = None if bound else rel
+    claim.verdict = SUPPORTED if ok else CONTRADICTED
+    stated = f"{bound} {x:.4g}" if bound else f"{x:.4g}"
+    off = "" if ok or bound else f", off by {rel:.0%}"
+    verb = "agrees with the store's" if ok else "but the store has"
+    claim.why = f"{label} {stated} {verb} {s:.4g}{off} ({src})"
+
+
+# --- the audit --------------------------------------------------------------------------------
+_JOINS = re.compile(r"\b(?:and|while|but|whereas|versus|vs)\b|[;,]", re.I)
+_FOR = re.compile(r"^[\s(]*(?:for|at|of|in|on)?\s*$", re.I)
+
+
+def _tie(
+    text: str, inds: list[_Ind], nums: list[re.Match[str]], a: int, b: int, s0: int, s1: int
+) -> _Ind | None:
+    """The indicator a figure at [a, b) is about: the nearest named before it in the sentence,
+    unless that one already has an earlier figure and another is named right after this one."""
+    prior = [i for i in inds if s0 <= i.start and i.end <= a]
+    later = [i for i in inds if b <= i.start <= b + 40 and i.end <= s1]
+    later = [i for i in later if not _JOINS.search(text[b : i.start])]  # "25.9% ROE"
+    ind = prior[-1] if prior else None
+    taken = ind is not None and any(ind.end <= n.start() and n.end() <= a for n in nums)
+    return later[0] if later and (ind is None or taken) else ind
+
+
+def _company(
+    text: str, cos: list[tuple[int, int, str]], nums: list[re.Match[str]], a: int, b: int
+) -> str | None:
+    """The ticker a figure is about: a company right after it ("0.30 for Microsoft"), else the
+    last one named since the previous figure ("MSFT's RSI was 42.5"), else the nearest."""
+    for c0, _, t in cos:
+        if c0 >= b and _FOR.match(text[b:c0]):
+            return t
+    since = max([n.end() for n in nums if n.end() <= a], default=0)
+    before = [t for c0, c1, t in cos if since <= c0 and c1 <= a]
+    if before:
+        return before[-1]
+    dist = [(max(c0 - b, a - c1, 0), c0 > a, t) for c0, c1, t in cos]
+    return min(dist)[2] if dist else None
+
+
+def audit(
+    answer: str, q: Question, con: duckdb.DuckDBPyConnection, tolerance: float = 0.02
+) -> dict[str, Any]:
+    """Extract the answer's figures and check each against the store at `q.as_of`.
+
+    summary["checked"] counts the figures compared with a store value (supported + contradicted).
+    """
+    index = CompanyIndex(con)
+    inds = _indicators(answer)
+    skip = [m.span() for m in _NOT_CLAIMS.finditer(answer)] + [(i.start, i.end) for i in inds]
+    masked = _mask(answer, skip)
+    snaps: dict[str, dict[str, Any] | str] = {}
+    claims: list[Claim] = []
+    for s0, s1 in _sentences(answer):
+        cos = [
+            (s0 + c.span[0], s0 + c.span[1], c.ticker) for c in _all_mentions(index, answer[s0:s1])
+        ]
+        nums = list(_NUM.finditer(masked, s0, s1))
+        for m in nums:
+            raw, sign = m.group("num"), m.group("sign")
+            word = re.sub(r"\s+", " ", m.group("word") or m.group("suf") or "")
+            unit = ("$" if m.group("dollar") else "") + _UNIT.get(word, word)
+            value = float(raw.replace(",", "")) * (-1 if sign in ("-", "−") else 1)
+            if not unit and not sign and "." not in raw and 1900 <= value <= 2100:
+                continue  # a year
+            a, b = m.start(), m.end()
+            ctx = answer[max(s0, a - 70) : min(s1, b + 70)].strip()
+            claim = Claim(ctx, (a, b), value, unit, None, None, None, None, NOT_FOUND, None, "")
+            claims.append(claim)
+            before, after = answer[s0:a], answer[b:s1]
+            claim.ticker = _company(answer, cos, nums, a, b)
+            if claim.ticker is None and len(q.tickers) == 1:
+                claim.ticker = q.tickers[0]  # the question's only company
+            ind = _tie(answer, inds, nums, a, b, s0, s1)
+            if ind is None:
+                words = " ".join(before.split()[-4:])
+                claim.why = f"no store indicator named near the figure ('{words} {raw}')"
+                continue
+            # words between the indicator and the figure that name another metric
+            g0, g1 = (ind.end, a) if ind.end <= a else (b, ind.start)
+            gap = _mask(answer, [(c0, c1) for c0, c1, _ in cos])[g0:g1]
+            if other := _OTHER_METRIC.search(gap):
+                claim.why = f"the figure is about '{other.group()}', not {ind.name}"
+                continue
+            if ind.key is None:
+                claim.why = f"the store keeps no {ind.name}"
+                continue
+            claim.indicator = ind.key
+            if _EARLIER.search(before) or _EARLIER_AFTER.search(after):
+                claim.why = "an earlier value (from ... to ..., prior period), not the as_of one"
+                continue
+            if not sign and (
+                _NEGATIVE_BEFORE.search(before[-35:]) or _NEGATIVE_AFTER.search(after)
+            ):
+                value = -value  # "fell 1.7%" states -1.7%
+            bound = ">" if _LOWER_BOUND.search(before) else None
+            bound = "<" if _UPPER_BOUND.search(before) else bound
+            if claim.ticker is None:
+                claim.why = f"no company named and the question has {len(q.tickers)} tickers"
+                continue
+            if q.as_of is None:
+                claim.why = "the question has no as_of date"
+                continue
+            if claim.ticker not in snaps:
+                try:
+                    snaps[claim.ticker] = snapshot(con, claim.ticker, q.as_of)
+                except UserError as err:
+                    snaps[claim.ticker] = str(err)
+            if isinstance(snap := snaps[claim.ticker], str):
+                claim.why = snap
+                continue
+            decimals = len(raw.split(".")[1]) if "." in raw else 0
+            _check(claim, value, decimals, bound, snap, tolerance)
+    rows = [asdict(c) for c in claims]
+    counts = {v: sum(c["verdict"] == v for c in rows) for v in (SUPPORTED, CONTRADICTED, NOT_FOUND)}
+    counts["checked"] = counts[SUPPORTED] + counts[CONTRADICTED]
+    return {"claims": rows, "summary": counts, "as_of": q.as_of.isoformat() if q.as_of else None}
+
+
+def summary_line(result: dict[str, Any]) -> str:
+    """One line: "3 figures: 2 supported, 1 contradicted (ROE 0.90 vs 0.356 in the store)"."""
+    claims, s = result["claims"], result["summary"]
+    if not claims:
+        return "no figures to check"
+    parts = [f"{s[SUPPORTED]} supported", f"{s[CONTRADICTED]} contradicted"]
+    parts += [f"{s[NOT_FOUND]} not found"] if s[NOT_FOUND] else []
+    line = f"{len(claims)} figure{'s' * (len(claims) != 1)}: " + ", ".join(parts)
+    bad = [
+        f"{LABEL_ALL.get(c['indicator'], c['indicator'])} {_fmt(c['value'], c['unit'])} vs "
+        f"{c['store_value']:.4g} in the store"
+        for c in claims
+        if c["verdict"] == CONTRADICTED
+    ]
+    return line + (f" ({'; '.join(bad[:2])})" if bad else "")
+
+
+def _fmt(value: float, unit: str) -> str:
+    num = f"{value:.2f}" if abs(value) < 1 else f"{value:g}"  # "0.90", as people write it
+    return f"${num}{unit[1:]}" if unit.startswith("$") else f"{num}{unit}"
