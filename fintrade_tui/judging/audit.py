@@ -51,7 +51,6 @@ WINDOW |= {k: 20 for k in ("momentum_20d", "max_return_20d", "realized_vol_20d")
 WINDOW |= {"mean_reversal_60d": 60, "short_term_reversal_1m": 21}
 PRICE_UNITS = {"close", "ma_20", "ema_20", "macd", "macd_signal"}  # quoted in dollars
 POINTS = {"rsi_14", "rsi_14_wilder"}  # 0-100: "71%" and "71" mean the same
-SHARES = {"obv"}
 SIGNED_AS_MAGNITUDE = {"drawdown"}  # "a drawdown of 5.7%" means -0.057
 
 
@@ -108,26 +107,22 @@ _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
 )
-_NOT_CLAIMS = re.compile(
-    "|".join(
-        [
-            r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b",  # dates
-            rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b",  # Sep 30, 2025
-            rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:,?\s+\d{{4}})?",  # 30 September 2025
-            rf"\b{_MONTH}\s+\d{{4}}\b",
-            r"\b(?:Q[1-4]|H[12]|[1-4]Q)(?:\s*FY\s*'?\d{2,4}|\s*'\d{2}|\d{2})?\b",  # fiscal labels
-            r"\bFY\s*'?\d{2,4}\b|\bfiscal(?:\s+year)?\s+\d{4}\b",
-            r"\[[^\]\n]{0,40}\d[^\]\n]{0,40}\]",  # citation labels [E1], [2, 3]
-            r"(?:^|(?<=\n))[ \t]*(?:\d{1,2}[.)]|\(\d{1,2}\))(?=\s)",  # list numbering
-            r"\b\d+(?:\.\d+)?[-\s](?:trading[-\s])?(?:day|week|month|year|quarter|session)s?\b",
-            r"\b\d{10}-\d{2}-\d{6}\b|\bCIK\s*\d+",  # accession numbers, CIKs
-            r"\b\d{1,2}-[KQF]\b|\b\d+[dD]\b",  # form types (10-K, 8-K), "5D"
-            r"(?:S&P|\bNASDAQ|\bNasdaq|\bRussell|\bDow(?: Jones)?)[\s-]?\d+\b",
-            r"\b\d{1,2}:\d{2}\b",  # times
-            r"\(\s*\d+(?:\s*,\s*\d+)+\s*\)",  # parameter lists (12, 26, 9)
-        ]
-    )
-)
+_SKIP = [
+    r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b",  # dates
+    rf"\b{_MONTH}\s+(?:\d{{4}}|\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?)\b",  # Sep 30, 2025
+    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:,?\s+\d{{4}})?",  # 30 September 2025
+    r"\b(?:Q[1-4]|H[12]|[1-4]Q)(?:\s*FY\s*'?\d{2,4}|\s*'\d{2}|\d{2})?\b",  # fiscal labels
+    r"\bFY\s*'?\d{2,4}\b|\bfiscal(?:\s+year)?\s+\d{4}\b",
+    r"\[[^\]\n]{0,40}\d[^\]\n]{0,40}\]",  # citation labels [E1], [2, 3]
+    r"(?:^|(?<=\n))[ \t]*(?:\d{1,2}[.)]|\(\d{1,2}\))(?=\s)",  # list numbering
+    r"\b\d+(?:\.\d+)?[-\s](?:trading[-\s])?(?:day|week|month|year|quarter|session)s?\b",
+    r"\b\d{10}-\d{2}-\d{6}\b|\bCIK\s*\d+",  # accession numbers, CIKs
+    r"\b\d{1,2}-[KQF]\b|\b\d+[dD]\b",  # form types (10-K, 8-K), "5D"
+    r"(?:S&P|\bNASDAQ|\bNasdaq|\bRussell|\bDow(?: Jones)?)[\s-]?\d+\b",
+    r"\b\d{1,2}:\d{2}\b",  # times
+    r"\(\s*\d+(?:\s*,\s*\d+)+\s*\)",  # parameter lists (12, 26, 9)
+]
+_NOT_CLAIMS = re.compile("|".join(_SKIP))
 _NUM = re.compile(
     r"(?<![\w.,/#])(?P<sign>[-+−])?(?P<dollar>\$)?"
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
@@ -138,12 +133,14 @@ _UNIT = {"percent": "%", "per cent": "%", "pct": "%", "basis points": "bp", "bps
 _UNIT |= {"times": "x", "×": "x", "X": "x", "thousand": "K", "k": "K", "million": "M", "mn": "M"}
 _UNIT |= {"billion": "B", "bn": "B", "trillion": "T", "tn": "T"}
 _SCALE = {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
-# words that mark a figure as some other metric ("customer happiness index of 87")
+# words that mark a figure as another metric or another subject ("happiness index of 87",
+# "the sector's 20%")
 _OTHER_METRIC = re.compile(
     r"\b(?:index|score|margin|revenue|sales|income|earnings|profit|EPS|P/E|P/B|PEG|EBITDA|"
     r"growth|cap|capitali[sz]ation|valuation|volume|shares|employees|customers|users|guidance|"
     r"target|beta|multiple|estimate|forecast|consensus|high|low|peak|trough|range|dividend|"
-    r"payout|buyback|cash|debt|assets|equity|rate|spread|units|threshold)\b",
+    r"payout|buyback|cash|debt|assets|equity|rate|spread|units|threshold|sector|industry|peers?|"
+    r"median|average|benchmark)\b",
     re.I,
 )
 _NEGATIVE_BEFORE = re.compile(
@@ -152,13 +149,10 @@ _NEGATIVE_BEFORE = re.compile(
     re.I,
 )
 _NEGATIVE_AFTER = re.compile(r"^\s*(?:decline|drop|fall|loss|lower|below|decrease)", re.I)
-_LOWER_BOUND = re.compile(
-    r"(?:\babove|\bover|\bexceed\w*|\bgreater than|\bmore than|\bhigher than|\bat least|>=?|≥)"
-    r"\s*(?:the\s+)?$",
+_BOUND = re.compile(  # "RSI above 70" states a bound, not a value
+    r"(?:(?P<gt>\babove|\bover|\bexceed\w*|\b(?:greater|more|higher) than|\bat least|>=?|≥)|"
+    r"(?P<lt>\bbelow|\bunder|\b(?:less|lower) than|\bat most|<=?|≤))\s*(?:the\s+)?$",
     re.I,
-)
-_UPPER_BOUND = re.compile(
-    r"(?:\bbelow|\bunder|\bless than|\blower than|\bat most|<=?|≤)\s*(?:the\s+)?$", re.I
 )
 _EARLIER = re.compile(r"\bfrom\s+(?:about\s+|around\s+|roughly\s+)?$", re.I)
 _EARLIER_AFTER = re.compile(
@@ -183,8 +177,7 @@ def _all_mentions(index: CompanyIndex, text: str) -> list[Mention]:
     out: list[Mention] = []
     while found := index.mentions(text):
         out += found
-        for m in found:
-            text = text[: m.span[0]] + " " * (m.span[1] - m.span[0]) + text[m.span[1] :]
+        text = _mask(text, [m.span for m in found])
     return sorted(out, key=lambda m: m.span)
 
 
@@ -222,7 +215,7 @@ def _factors(key: str, unit: str, value: float, store: float) -> list[float]:
     base, scale = unit.lstrip("$"), 1.0
     if base in _SCALE:
         base, scale = "", _SCALE[base]
-    if key in SHARES:
+    if key == "obv":  # shares
         return [scale] if base == "" and not unit.startswith("$") else []
     if key in PRICE_UNITS:
         return [scale] if base == "" else []
@@ -279,6 +272,16 @@ def _check(
     claim.why = f"{label} {stated} {verb} {s:.4g}{off} ({src})"
 
 
+def _snapshot(cache: dict, con: duckdb.DuckDBPyConnection, ticker: str, as_of: Any) -> Any:
+    """The ticker's snapshot at as_of, once per audit; the error line if it is not in the store."""
+    if ticker not in cache:
+        try:
+            cache[ticker] = snapshot(con, ticker, as_of)
+        except UserError as err:
+            cache[ticker] = str(err)
+    return cache[ticker]
+
+
 # --- the audit --------------------------------------------------------------------------------
 _JOINS = re.compile(r"\b(?:and|while|but|whereas|versus|vs)\b|[;,]", re.I)
 _FOR = re.compile(r"^[\s(]*(?:for|at|of|in|on)?\s*$", re.I)
@@ -313,6 +316,16 @@ def _company(
     return min(dist)[2] if dist else None
 
 
+def _figure(m: re.Match[str]) -> tuple[re.Match[str], str, str | None, str, float] | None:
+    """(match, number as written, sign, unit, signed value), or None for a year."""
+    raw, sign = m.group("num"), m.group("sign")
+    word = re.sub(r"\s+", " ", m.group("word") or m.group("suf") or "")
+    unit = ("$" if m.group("dollar") else "") + _UNIT.get(word, word)
+    value = float(raw.replace(",", "")) * (-1 if sign in ("-", "−") else 1)
+    is_year = not unit and not sign and "." not in raw and 1900 <= value <= 2100
+    return None if is_year else (m, raw, sign, unit, value)
+
+
 def audit(
     answer: str, q: Question, con: duckdb.DuckDBPyConnection, tolerance: float = 0.02
 ) -> dict[str, Any]:
@@ -327,20 +340,15 @@ def audit(
     snaps: dict[str, dict[str, Any] | str] = {}
     claims: list[Claim] = []
     for s0, s1 in _sentences(answer):
-        cos = [
-            (s0 + c.span[0], s0 + c.span[1], c.ticker) for c in _all_mentions(index, answer[s0:s1])
-        ]
-        nums = list(_NUM.finditer(masked, s0, s1))
-        for m in nums:
-            raw, sign = m.group("num"), m.group("sign")
-            word = re.sub(r"\s+", " ", m.group("word") or m.group("suf") or "")
-            unit = ("$" if m.group("dollar") else "") + _UNIT.get(word, word)
-            value = float(raw.replace(",", "")) * (-1 if sign in ("-", "−") else 1)
-            if not unit and not sign and "." not in raw and 1900 <= value <= 2100:
-                continue  # a year
+        mentions = _all_mentions(index, answer[s0:s1])
+        cos = [(s0 + c.span[0], s0 + c.span[1], c.ticker) for c in mentions]
+        no_cos = _mask(answer, [(c0, c1) for c0, c1, _ in cos])
+        figs = [f for f in map(_figure, _NUM.finditer(masked, s0, s1)) if f]
+        nums = [f[0] for f in figs]
+        for m, raw, sign, unit, value in figs:
             a, b = m.start(), m.end()
-            ctx = answer[max(s0, a - 70) : min(s1, b + 70)].strip()
-            claim = Claim(ctx, (a, b), value, unit, None, None, None, None, NOT_FOUND, None, "")
+            ctx = answer[max(s0, a - 70) : min(s1, b + 70)].strip()  # the fragment
+            claim = Claim(ctx, (a, b), value, unit, *[None] * 4, NOT_FOUND, None, "")
             claims.append(claim)
             before, after = answer[s0:a], answer[b:s1]
             claim.ticker = _company(answer, cos, nums, a, b)
@@ -353,9 +361,8 @@ def audit(
                 continue
             # words between the indicator and the figure that name another metric
             g0, g1 = (ind.end, a) if ind.end <= a else (b, ind.start)
-            gap = _mask(answer, [(c0, c1) for c0, c1, _ in cos])[g0:g1]
-            if other := _OTHER_METRIC.search(gap):
-                claim.why = f"the figure is about '{other.group()}', not {ind.name}"
+            if other := _OTHER_METRIC.findall(no_cos[g0:g1]):
+                claim.why = f"the figure is about '{other[-1]}', not {ind.name}"
                 continue
             if ind.key is None:
                 claim.why = f"the store keeps no {ind.name}"
@@ -368,20 +375,15 @@ def audit(
                 _NEGATIVE_BEFORE.search(before[-35:]) or _NEGATIVE_AFTER.search(after)
             ):
                 value = -value  # "fell 1.7%" states -1.7%
-            bound = ">" if _LOWER_BOUND.search(before) else None
-            bound = "<" if _UPPER_BOUND.search(before) else bound
+            bm = _BOUND.search(before)
+            bound = (">" if bm.group("gt") else "<") if bm else None
             if claim.ticker is None:
                 claim.why = f"no company named and the question has {len(q.tickers)} tickers"
                 continue
             if q.as_of is None:
                 claim.why = "the question has no as_of date"
                 continue
-            if claim.ticker not in snaps:
-                try:
-                    snaps[claim.ticker] = snapshot(con, claim.ticker, q.as_of)
-                except UserError as err:
-                    snaps[claim.ticker] = str(err)
-            if isinstance(snap := snaps[claim.ticker], str):
+            if isinstance(snap := _snapshot(snaps, con, claim.ticker, q.as_of), str):
                 claim.why = snap
                 continue
             decimals = len(raw.split(".")[1]) if "." in raw else 0

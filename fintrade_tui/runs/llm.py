@@ -29,6 +29,11 @@ def litellm() -> Any:
         import litellm as mod
 
         mod.suppress_debug_info = True
+        import logging
+
+        for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
+            # its warnings go to stderr and would garble the terminal UI and piped output
+            logging.getLogger(name).setLevel(logging.ERROR)
         from fintrade_tui.runs import local
 
         local.install()

@@ -137,6 +137,10 @@ def _kwargs(optional_params: dict) -> dict[str, Any]:
     kw = {k: optional_params[k] for k in _PASSED if optional_params.get(k) is not None}
     if "max_completion_tokens" in optional_params and "max_tokens" not in kw:
         kw["max_tokens"] = optional_params["max_completion_tokens"]
+    rf = kw.get("response_format")
+    if isinstance(rf, dict) and rf.get("type") == "json_schema":
+        # OpenAI's shape -> llama.cpp's: a grammar built from the schema constrains the tokens
+        kw["response_format"] = {"type": "json_object", "schema": rf["json_schema"]["schema"]}
     return kw
 
 

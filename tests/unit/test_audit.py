@@ -74,15 +74,16 @@ def test_point_in_time_uses_only_values_visible_at_as_of(con) -> None:
 
 def test_an_unknown_metric_is_not_found(con) -> None:
     result = audit(
-        "Apple's customer happiness index of 87 is high. ROE is 0.26 and the loyalty score 91.",
+        "Apple's customer happiness index of 87 is high. ROE is 0.26 and the loyalty score 91. "
+        "Its ROE beats the sector's 12%.",
         question(NOV1),
         con,
     )
     cs = result["claims"]
-    assert [c["verdict"] for c in cs] == ["NOT_FOUND", "SUPPORTED", "NOT_FOUND"]
+    assert [c["verdict"] for c in cs] == ["NOT_FOUND", "SUPPORTED", "NOT_FOUND", "NOT_FOUND"]
     assert cs[0]["indicator"] is None and cs[0]["store_value"] is None
     assert "no store indicator" in cs[0]["why"]
-    assert "score" in cs[2]["why"]
+    assert "score" in cs[2]["why"] and "sector" in cs[3]["why"]
 
 
 def test_years_dates_labels_citations_and_windows_are_not_claims(con) -> None:

@@ -1,0 +1,200 @@
+"""CLI commands of judging: `judge` (LLM judge or SECQUE panel over stored runs), `score`
+(a human score, appended) and `report` (the Table-2-shaped accuracy table, agreement, panel)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import click
+
+from fintrade_tui.cli import Ctx, emit_json, friendly, main
+from fintrade_tui.cli_store import _table, console, progress_bars
+
+
+@main.command()
+@click.option("--runs", "run_ids", help="comma-separated run ids or prefixes (default: all)")
+@click.option("--batch", help="only runs of this batch")
+@click.option("--panel", is_flag=True, help="the SECQUE panel (N votes 0/1/2) instead")
+@click.option("--model", "-m", help="the judge (default judging.model)")
+@click.option("--force", is_flag=True, help="judge again runs this judge already scored")
+@click.option("--concurrency", type=click.IntRange(1, 32), default=2)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly
+def judge(obj: Ctx, run_ids, batch, panel, model, force, concurrency, as_json) -> None:
+    """Score completed runs with the LLM judge (after a numeric audit of each answer)."""
+    from fintrade_tui.judging.session import judge_runs, runs_to_judge
+    from fintrade_tui.runs.llm import model_spec
+    from fintrade_tui.store.workspace import open_workspace
+
+    cfg = obj.cfg
+    name = model or cfg.judging.model
+    model_spec(cfg, name)
+    ids = [p.strip() for p in run_ids.split(",")] if run_ids else None
+    kind = "panel" if panel else "llm"
+    with open_workspace(cfg.workspace) as ws:
+        todo = runs_to_judge(ws, kind, name, ids, batch, force)
+        with progress_bars(as_json) as reporter:
+            tick = reporter.start(f"{kind} judge {name}", len(todo))
+            saved = asyncio.run(
+                judge_runs(cfg, ws, todo, panel, name, concurrency, lambda row: tick(1))
+            )
+    rows = [_judged(r) for r in saved]
+    if as_json:
+        emit_json(rows)
+        return
+    _table(rows, f"{len(rows)} runs judged by {name}" + (" (panel)" if panel else ""))
+    for r in saved:
+        if r["status"] != "ok":
+            err = json.loads(r["detail"] or "{}").get("error")
+            console.print(f"[red]{r['run_id']}[/] judge failure: {err}", highlight=False)
+
+
+def _judged(r: dict[str, Any]) -> dict[str, Any]:
+    d = json.loads(r["detail"] or "{}") if isinstance(r["detail"], str) else r["detail"] or {}
+    prf = d.get("golden_prf") or {}
+    audit = (d.get("audit") or {}).get("summary") or {}
+    return {
+        "run": r["run_id"],
+        "status": r["status"],
+        **{k[:4]: r[k] for k in ("accuracy", "completeness", "relevance", "clarity")},
+        "panel": d.get("final"),
+        "golden F1": None if prf.get("f1") is None else round(prf["f1"], 2),
+        "audit s/c/n": "/".join(
+            str(audit.get(k, 0)) for k in ("SUPPORTED", "CONTRADICTED", "NOT_FOUND")
+        )
+        if audit
+        else None,
+    }
+
+
+@main.command()
+@click.argument("run_id")
+@click.option("--accuracy", type=click.IntRange(1, 5))
+@click.option("--completeness", type=click.IntRange(1, 5))
+@click.option("--relevance", type=click.IntRange(1, 5))
+@click.option("--clarity", type=click.IntRange(1, 5))
+@click.option("--prefer", help="another run id this one is compared with, or 'tie'")
+@click.option("--worse", is_flag=True, help="with --prefer RUN: that other run is better")
+@click.option("--note")
+@click.option("--annotator", default="analyst", show_default=True)
+@click.option("--blind", is_flag=True, help="the conditions were hidden when scoring")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly
+def score(obj: Ctx, run_id: str, prefer, worse, note, annotator, blind, as_json, **dims) -> None:
+    """Record a human score for a run (an edit appends a new version; history is kept)."""
+    from fintrade_tui.errors import UserError
+    from fintrade_tui.judging.annotations import Score, ScoreStore
+    from fintrade_tui.runs.records import RunStore
+    from fintrade_tui.store.workspace import open_workspace
+
+    if not any(dims.values()) and not prefer:
+        raise UserError("score", "nothing to record", "give --accuracy ... or --prefer")
+    with open_workspace(obj.cfg.workspace) as ws:
+        runs = RunStore(ws)
+        run = runs.get(run_id)
+        other, preference = None, None
+        if prefer:
+            if prefer.lower() == "tie":
+                preference = "tie"
+            else:
+                other = runs.get(prefer)["id"]
+                preference = "other" if worse else "this"
+        row = ScoreStore(ws).save(
+            Score(
+                run["id"],
+                "human",
+                annotator,
+                **dims,
+                other_run=other,
+                preference=preference,
+                note=note,
+                blind=blind,
+            )
+        )
+    out = {k: row[k] for k in ("id", "run_id", "annotator", "version", "created_at")}
+    if as_json:
+        emit_json(out)
+    else:
+        console.print(
+            f"saved score v{row['version']} of run {row['run_id']} by {row['annotator']}",
+            highlight=False,
+        )
+
+
+@main.command()
+@click.option("--scores", type=click.Choice(["llm", "human"]), default="llm", show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.option("--markdown", is_flag=True)
+@click.option("--resamples", type=int, default=10000, help="bootstrap resamples")
+@click.pass_obj
+@friendly
+def report(obj: Ctx, scores: str, as_json: bool, markdown: bool, resamples: int) -> None:
+    """Accuracy (model × condition × category, Δ vs No-RAG with paired tests), human-judge
+    agreement and SECQUE panel accuracy."""
+    from fintrade_tui.judging.session import agreement_pairs, panel_rows, score_rows
+    from fintrade_tui.stats.agreement import agreement_table
+    from fintrade_tui.stats.tables import accuracy_table, flatten, to_markdown
+    from fintrade_tui.store.workspace import open_workspace
+
+    with open_workspace(obj.cfg.workspace) as ws:
+        rows = score_rows(ws, scores)
+        pairs = agreement_pairs(ws)
+        panel = panel_rows(ws)
+    table = accuracy_table(rows, n_resamples=resamples) if rows else None
+    agree = agreement_table(pairs) if pairs else []
+    if as_json:
+        emit_json(
+            {
+                "scores": scores,
+                "accuracy": flatten(table) if table else [],
+                "agreement": agree,
+                "panel": panel,
+            }
+        )
+        return
+    if not rows:
+        console.print(f"no {scores} scores yet: run `fintrade-tui judge` or `fintrade-tui score`")
+    if markdown:
+        click.echo(_markdown(table, agree, panel, scores))
+        return
+    if table:
+        click.echo(to_markdown(table))
+    if agree:
+        _table(_agree_rows(agree), "human-judge agreement")
+    if panel:
+        _table(panel, "SECQUE panel accuracy")
+
+
+def _agree_rows(agree: list[dict]) -> list[dict]:
+    keys = ("n", "mae", "bias", "spearman_rho", "exact", "within_1", "qwk")
+    return [
+        {"dimension": a["dimension"]}
+        | {k: (round(a[k], 3) if isinstance(a[k], float) else a[k]) for k in keys}
+        for a in agree
+    ]
+
+
+def _markdown(table: dict | None, agree: list[dict], panel: list[dict], scores: str) -> str:
+    from fintrade_tui.stats.tables import to_markdown
+
+    parts = [f"## Accuracy ({scores} scores)", "", to_markdown(table) if table else "_none_"]
+    if agree:
+        rows = _agree_rows(agree)
+        head = list(rows[0])
+        parts += ["", "## Human-judge agreement", "", "| " + " | ".join(head) + " |"]
+        parts.append("|" + "---|" * len(head))
+        parts += [
+            "| " + " | ".join("—" if r[h] is None else str(r[h]) for h in head) + " |" for r in rows
+        ]
+    if panel:
+        parts += ["", "## SECQUE panel", "", "| model | condition | n | strict | normalized |"]
+        parts.append("|---|---|---|---|---|")
+        for p in panel:
+            strict = "—" if p["strict"] is None else f"{100 * p['strict']:.1f}%"
+            norm = "—" if p["normalized"] is None else f"{100 * p['normalized']:.1f}%"
+            parts.append(f"| {p['model']} | {p['condition']} | {p['n']} | {strict} | {norm} |")
+    return "\n".join(parts)

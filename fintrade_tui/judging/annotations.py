@@ -1,0 +1,178 @@
+"""Annotations room: human and LLM scores in one append-only record shape.
+
+A score is never overwritten: an edit appends a new version of the same (run, kind, annotator)
+with its own timestamp, so the history stays and aggregates read the latest version. Each save
+is one committed transaction (DuckDB's write-ahead log), so a saved score survives a kill -9.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+import duckdb
+
+from fintrade_tui.errors import UserError
+
+DIMENSIONS = ("accuracy", "completeness", "relevance", "clarity")
+KINDS = ("human", "llm", "panel")
+PREFERENCES = ("this", "other", "tie")  # A/B/Tie with A = the scored run, B = `prefer_run`
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS scores (
+    id VARCHAR PRIMARY KEY, run_id VARCHAR NOT NULL, kind VARCHAR NOT NULL,
+    annotator VARCHAR NOT NULL, version INTEGER NOT NULL, created_at TIMESTAMP NOT NULL,
+    accuracy INTEGER, completeness INTEGER, relevance INTEGER, clarity INTEGER,
+    other_run VARCHAR, preference VARCHAR, note VARCHAR, blind BOOLEAN,
+    status VARCHAR NOT NULL, detail VARCHAR,
+    UNIQUE (run_id, kind, annotator, version)
+);
+"""
+_COLUMNS = [
+    "id",
+    "run_id",
+    "kind",
+    "annotator",
+    "version",
+    "created_at",
+    "accuracy",
+    "completeness",
+    "relevance",
+    "clarity",
+    "other_run",
+    "preference",
+    "note",
+    "blind",
+    "status",
+    "detail",
+]
+
+
+@dataclass
+class Score:
+    """One annotation of one run: a person's scores, or an LLM judge's (`kind = llm`)."""
+
+    run_id: str
+    kind: str = "human"
+    annotator: str = "analyst"
+    accuracy: int | None = None
+    completeness: int | None = None
+    relevance: int | None = None
+    clarity: int | None = None
+    other_run: str | None = None  # the run a preference compares with
+    preference: str | None = None  # this | other | tie
+    note: str | None = None
+    blind: bool = False  # conditions were hidden when scored
+    status: str = "ok"  # ok | failure (a judge that never gave valid output)
+    detail: dict[str, Any] = field(default_factory=dict)  # judge output, audit, metrics...
+
+    def check(self) -> None:
+        if self.kind not in KINDS:
+            raise UserError(f"kind {self.kind!r}", "is unknown", f"use {', '.join(KINDS)}")
+        for d in DIMENSIONS:
+            v = getattr(self, d)
+            if v is not None and (isinstance(v, bool) or v not in (1, 2, 3, 4, 5)):
+                raise UserError(f"--{d} {v!r}", "is not a score", "give a whole number 1 to 5")
+        if self.preference is not None:
+            if self.preference not in PREFERENCES:
+                raise UserError(
+                    f"preference {self.preference!r}", "is unknown", "use this, other or tie"
+                )
+            if self.preference != "tie" and not self.other_run:
+                raise UserError("preference", "names no other run", "give the run compared with")
+
+
+class ScoreStore:
+    """The `scores` table over one workspace connection, safe across threads."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, read_only: bool = False) -> None:
+        self.con = con
+        self.lock = threading.Lock()
+        if not read_only:
+            from fintrade_tui.runs.records import SCHEMA as RUNS
+
+            con.execute(RUNS)  # scores point at runs
+            con.execute(SCHEMA)
+        self.ready = bool(
+            con.execute(
+                "SELECT 1 FROM information_schema.tables WHERE table_name = 'scores'"
+            ).fetchone()
+        )
+
+    def save(self, s: Score) -> dict[str, Any]:
+        """Append a new version; returns the stored row."""
+        s.check()
+        row = asdict(s) | {"id": uuid.uuid4().hex[:12], "created_at": datetime.now()}
+        row["detail"] = json.dumps(s.detail, default=str, sort_keys=True) if s.detail else None
+        with self.lock:
+            cur = self.con.cursor()
+            cur.execute("BEGIN")
+            try:
+                (found,) = cur.execute(
+                    "SELECT count(*) FROM runs WHERE id = ?", [s.run_id]
+                ).fetchone()
+                if not found:
+                    raise UserError(
+                        f"run {s.run_id!r}", "not found", "see `fintrade-tui runs list`"
+                    )
+                (last,) = cur.execute(
+                    "SELECT coalesce(max(version), 0) FROM scores"
+                    " WHERE run_id = ? AND kind = ? AND annotator = ?",
+                    [s.run_id, s.kind, s.annotator],
+                ).fetchone()
+                row["version"] = last + 1
+                marks = ", ".join("?" for _ in _COLUMNS)
+                cur.execute(
+                    f"INSERT INTO scores ({', '.join(_COLUMNS)}) VALUES ({marks})",
+                    [row[c] for c in _COLUMNS],
+                )
+                cur.execute("COMMIT")
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+            finally:
+                cur.close()
+        return row
+
+    def latest(
+        self, kind: str | None = None, run_ids: list[str] | None = None, status: str | None = "ok"
+    ) -> list[dict[str, Any]]:
+        """The newest version of every (run, kind, annotator)."""
+        if not self.ready:
+            return []
+        return self._select(
+            f"""SELECT {", ".join(_COLUMNS)} FROM scores
+            WHERE (? IS NULL OR kind = ?) AND (? IS NULL OR list_contains(?, run_id))
+            QUALIFY row_number() OVER (
+                PARTITION BY run_id, kind, annotator ORDER BY version DESC) = 1
+                AND (? IS NULL OR status = ?)
+            ORDER BY run_id, kind, annotator""",
+            [kind, kind, run_ids, run_ids, status, status],
+        )
+
+    def history(self, run_id: str) -> list[dict[str, Any]]:
+        if not self.ready:
+            return []
+        return self._select(
+            f"SELECT {', '.join(_COLUMNS)} FROM scores WHERE run_id = ?"
+            " ORDER BY kind, annotator, version",
+            [run_id],
+        )
+
+    def _select(self, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+        with self.lock:
+            cur = self.con.cursor()
+            try:
+                rows = cur.execute(sql, params).fetchall()
+            finally:
+                cur.close()
+        out = []
+        for r in rows:
+            d = dict(zip(_COLUMNS, r, strict=True))
+            d["detail"] = json.loads(d["detail"]) if d["detail"] else {}
+            out.append(d)
+        return out

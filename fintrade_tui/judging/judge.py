@@ -1,0 +1,274 @@
+"""LLM judge room: one configured model scores a stored run — four rubric dimensions with
+justifications, the metrics the answer uses (mapped to canonical names; golden-indicator
+precision/recall/F1 computed here, not by the model), integration and depth scores — after a
+deterministic numeric audit whose summary it sees. Output is constrained by a JSON schema where
+the provider allows, validated always, retried when invalid, then recorded as a failure.
+Also the SECQUE panel votes and the pairwise verdicts of the tournament.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, conint
+
+from fintrade_tui.config import Config
+from fintrade_tui.judging.annotations import DIMENSIONS, Score
+from fintrade_tui.questions.indicators import canonical
+from fintrade_tui.questions.model import Question
+from fintrade_tui.runs import llm
+from fintrade_tui.runs.prompts import defang, fill_template
+
+TEMPLATES = Path(__file__).with_name("templates") / "judge.yaml"
+_Five = conint(ge=1, le=5, strict=True)
+
+
+class _Dim(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    score: _Five  # type: ignore[valid-type]
+    justification: str = Field(min_length=1)
+
+
+class Judgement(BaseModel):
+    """What the judge must return; anything else is invalid output."""
+
+    model_config = ConfigDict(extra="ignore")
+    accuracy: _Dim
+    completeness: _Dim
+    relevance: _Dim
+    clarity: _Dim
+    metrics_used: list[str]
+    fundamental_integration: _Five  # type: ignore[valid-type]
+    trading_signal_integration: _Five  # type: ignore[valid-type]
+    reasoning_depth: _Five  # type: ignore[valid-type]
+
+
+def _schema() -> dict[str, Any]:
+    """The JSON schema sent as response_format; scores as enums (llama.cpp's grammar honours
+    `enum` but not minimum/maximum)."""
+    five = {"type": "integer", "enum": [1, 2, 3, 4, 5]}
+    dim = {
+        "type": "object",
+        "properties": {"score": five, "justification": {"type": "string"}},
+        "required": ["score", "justification"],
+    }
+    props: dict[str, Any] = {d: dim for d in DIMENSIONS}
+    props["metrics_used"] = {"type": "array", "items": {"type": "string"}}
+    for k in ("fundamental_integration", "trading_signal_integration", "reasoning_depth"):
+        props[k] = five
+    return {"type": "object", "properties": props, "required": list(props)}
+
+
+JUDGE_SCHEMA = _schema()
+
+
+def templates() -> dict[str, str]:
+    return yaml.safe_load(TEMPLATES.read_text(encoding="utf-8"))
+
+
+def prompt_hash() -> str:
+    return hashlib.sha256(TEMPLATES.read_bytes()).hexdigest()[:12]
+
+
+def load_json(text: str) -> Any:
+    """The JSON object in a reply: code fences and text around it tolerated; raw newlines in
+    strings allowed (small models write them)."""
+    t = text.strip()
+    start, end = t.find("{"), t.rfind("}")
+    if start < 0 or end <= start:
+        raise ValueError("no JSON object in the reply")
+    return json.loads(t[start : end + 1], strict=False)
+
+
+def golden_prf(used: list[str], golden: list[str]) -> dict[str, Any]:
+    """Precision = |M_gen ∩ M_ref| / |M_gen|, recall = |∩| / |M_ref|, on canonical names."""
+    mapped = {canonical(m) for m in used} - {None}
+    unmapped = sorted({m for m in used if canonical(m) is None})
+    ref = set(golden)
+    hit = mapped & ref
+    p = len(hit) / len(mapped) if mapped else None
+    r = len(hit) / len(ref) if ref else None
+    f1 = 2 * p * r / (p + r) if p and r else (0.0 if p is not None and r is not None else None)
+    return {
+        "metrics_canonical": sorted(mapped),
+        "metrics_unmapped": unmapped,
+        "golden": sorted(ref),
+        "precision": p,
+        "recall": r,
+        "f1": f1,
+    }
+
+
+def _response_format(model: str, schema: dict, name: str) -> dict[str, Any]:
+    if model.startswith("local/") or llm.litellm().supports_response_schema(model=model):
+        return {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": name, "schema": schema},
+            }
+        }
+    return {}  # the prompt asks for JSON; validation decides
+
+
+@dataclass
+class JudgeInput:
+    run: dict[str, Any]  # a stored run (records.RunStore row)
+    question: Question
+    audit: dict[str, Any] | None = None  # judging.audit result
+
+
+def _values(j: JudgeInput) -> dict[str, str]:
+    q = j.question
+    from fintrade_tui.judging.audit import summary_line
+
+    return {
+        "as_of": q.as_of.isoformat() if q.as_of else "unknown",
+        "question": q.text,
+        "category": q.category,
+        "golden": ", ".join(q.golden_raw or q.golden) or "not annotated",
+        "reference": defang(q.reference_answer or "(none given)", "reference"),
+        "answer": defang(j.run.get("answer") or "(empty answer)", "answer"),
+        "audit": defang(summary_line(j.audit) if j.audit else "(no audit)", "audit"),
+        "a": "",
+        "b": "",
+    }
+
+
+async def _ask_valid(
+    cfg: Config, judge: str, messages: list[dict], schema: dict, parse, retries: int
+) -> tuple[Any, list[str], str | None]:
+    """Call the judge until `parse` accepts its reply: (parsed or None, raw replies, error)."""
+    spec = llm.model_spec(cfg, judge)
+    kwargs = llm.call_kwargs(judge, spec) | _response_format(spec.model, schema, "judgement")
+    kwargs["temperature"] = 0.0
+    raws: list[str] = []
+    error = None
+    for _ in range(retries + 1):
+        try:
+            resp = await llm.complete(kwargs, messages, cfg.runs.retries, cfg.runs.backoff)
+        except Exception as exc:  # the call itself failed: that is the judge's failure too
+            error = llm.error_text(exc)
+            continue
+        raw = resp.choices[0].message.content or ""
+        raws.append(raw)
+        try:
+            return parse(raw), raws, None
+        except (ValueError, ValidationError) as exc:
+            error = f"invalid judge output: {str(exc).splitlines()[0][:200]}"
+    return None, raws, error
+
+
+async def judge_run(cfg: Config, j: JudgeInput, judge: str | None = None) -> Score:
+    """Score one run with the LLM judge; always returns a record (ok or failure)."""
+    judge = judge or cfg.judging.model
+    t = templates()
+    v = _values(j)
+    messages = [
+        {"role": "system", "content": t["system"].strip()},
+        {"role": "user", "content": fill_template(t["user"], v).strip()},
+    ]
+    parsed, raws, error = await _ask_valid(
+        cfg,
+        judge,
+        messages,
+        JUDGE_SCHEMA,
+        lambda raw: Judgement.model_validate(load_json(raw)),
+        cfg.judging.retries,
+    )
+    detail: dict[str, Any] = {
+        "judge_model": llm.model_spec(cfg, judge).model,
+        "prompt_hash": prompt_hash(),
+        "raw_outputs": raws,
+        "attempts": len(raws),
+        "audit": j.audit,
+    }
+    if parsed is None:
+        return Score(j.run["id"], "llm", judge, status="failure", detail=detail | {"error": error})
+    detail |= {
+        "justifications": {d: getattr(parsed, d).justification for d in DIMENSIONS},
+        "metrics_used": parsed.metrics_used,
+        "golden_prf": golden_prf(parsed.metrics_used, j.question.golden),
+        "fundamental_integration": parsed.fundamental_integration,
+        "trading_signal_integration": parsed.trading_signal_integration,
+        "reasoning_depth": parsed.reasoning_depth,
+    }
+    if j.question.reference_answer and "|" in j.question.reference_answer:
+        from fintrade_tui.judging.rms import rms_sweep
+
+        detail["rms"] = rms_sweep(
+            j.run.get("answer") or "",
+            j.question.reference_answer,
+            cfg.judging.rms_tau,
+            cfg.judging.rms_thetas,
+        )
+    return Score(
+        j.run["id"],
+        "llm",
+        judge,
+        **{d: getattr(parsed, d).score for d in DIMENSIONS},
+        detail=detail,
+    )
+
+
+async def panel_run(cfg: Config, j: JudgeInput, judge: str | None = None) -> Score:
+    """The SECQUE panel: N independent 0/1/2 votes, thresholded into one final score."""
+    import asyncio
+
+    from fintrade_tui.judging.panel import PANEL_SCHEMA, panel_score, parse_vote_with_reason
+
+    judge = judge or cfg.judging.model
+    t = templates()
+    v = _values(j)
+    messages = [
+        {"role": "system", "content": t["panel_system"].strip()},
+        {"role": "user", "content": fill_template(t["panel_user"], v).strip()},
+    ]
+    calls = [
+        _ask_valid(cfg, judge, messages, PANEL_SCHEMA, parse_vote_with_reason, cfg.judging.retries)
+        for _ in range(cfg.judging.panel_size)
+    ]
+    results = await asyncio.gather(*calls)
+    detail: dict[str, Any] = {
+        "judge_model": llm.model_spec(cfg, judge).model,
+        "prompt_hash": prompt_hash(),
+        "raw_outputs": [r for _, raws, _ in results for r in raws],
+    }
+    if any(parsed is None for parsed, _, _ in results):
+        errors = [e for _, _, e in results if e]
+        return Score(
+            j.run["id"], "panel", judge, status="failure", detail=detail | {"error": errors[0]}
+        )
+    votes = [parsed[0] for parsed, _, _ in results]
+    detail |= panel_score(votes, cfg.judging.panel_full, cfg.judging.panel_partial)
+    detail["reasons"] = [parsed[1] for parsed, _, _ in results]
+    return Score(j.run["id"], "panel", judge, detail=detail)
+
+
+def pair_judge(cfg: Config, question: Question, answers: dict[str, str], judge: str | None = None):
+    """A `judge_pair(x, y)` for tournament.round_robin over run ids of one question."""
+    from fintrade_tui.judging.tournament import PAIR_SCHEMA, parse_pair
+
+    judge = judge or cfg.judging.model
+    t = templates()
+
+    async def judge_pair(x: str, y: str) -> str:
+        v = _values(JudgeInput({"id": x, "answer": ""}, question))
+        v["a"] = defang(answers[x] or "(empty)", "answer_a")
+        v["b"] = defang(answers[y] or "(empty)", "answer_b")
+        messages = [
+            {"role": "system", "content": t["pair_system"].strip()},
+            {"role": "user", "content": fill_template(t["pair_user"], v).strip()},
+        ]
+        parsed, _, error = await _ask_valid(
+            cfg, judge, messages, PAIR_SCHEMA, parse_pair, cfg.judging.retries
+        )
+        if parsed is None:
+            raise RuntimeError(error or "no valid verdict")
+        return parsed
+
+    return judge_pair

@@ -1,0 +1,157 @@
+"""Judging session room: judge stored runs in bulk (audit, then LLM judge or panel, then the
+record), and gather the rows the statistics need — the shared core of `judge`, `report` and
+the TUI's Results screen."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import duckdb
+
+from fintrade_tui.config import Config
+from fintrade_tui.judging.annotations import DIMENSIONS, ScoreStore
+from fintrade_tui.judging.judge import JudgeInput, judge_run, panel_run
+from fintrade_tui.runs.records import COMPLETED, RunStore
+from fintrade_tui.store.db import connect
+from fintrade_tui.store.workspace import load_questions
+
+
+def audit_run(cfg: Config, run: dict[str, Any], q: Any) -> dict[str, Any] | None:
+    """The deterministic numeric audit of one answer at its question's as_of."""
+    from fintrade_tui.judging.audit import audit
+
+    if not q.as_of or not run.get("answer"):
+        return None
+    with connect(cfg.store) as con:
+        return audit(run["answer"], q, con, cfg.judging.audit_tolerance)
+
+
+def runs_to_judge(
+    ws: duckdb.DuckDBPyConnection,
+    kind: str,
+    judge: str,
+    run_ids: list[str] | None = None,
+    batch: str | None = None,
+    force: bool = False,
+) -> list[dict[str, Any]]:
+    """Completed runs (optionally these ids/prefixes or this batch) not yet scored ok by
+    `judge` under `kind`, unless `force`."""
+    runs = RunStore(ws).list(status=COMPLETED, batch=batch, limit=1_000_000)
+    if run_ids:
+        runs = [r for r in runs if any(r["id"].startswith(p) for p in run_ids)]
+    if force:
+        return runs
+    done = {s["run_id"] for s in ScoreStore(ws).latest(kind=kind) if s["annotator"] == judge}
+    return [r for r in runs if r["id"] not in done]
+
+
+async def judge_runs(
+    cfg: Config,
+    ws: duckdb.DuckDBPyConnection,
+    runs: list[dict[str, Any]],
+    panel: bool = False,
+    judge: str | None = None,
+    concurrency: int = 2,
+    on_done: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Audit and judge each run; every result (ok or failure) is saved as it arrives."""
+    judge = judge or cfg.judging.model
+    scores = ScoreStore(ws)
+    questions = {q.id: q for q in load_questions(ws, ids=sorted({r["question_id"] for r in runs}))}
+    gate = asyncio.Semaphore(concurrency)
+    saved: list[dict[str, Any]] = []
+
+    async def one(run: dict[str, Any]) -> None:
+        q = questions.get(run["question_id"])
+        if q is None:
+            return
+        async with gate:
+            report = await asyncio.to_thread(audit_run, cfg, run, q)
+            fn = panel_run if panel else judge_run
+            score = await fn(cfg, JudgeInput(run, q, report), judge)
+        row = scores.save(score)
+        saved.append(row)
+        if on_done:
+            on_done(row)
+
+    await asyncio.gather(*(one(r) for r in runs))
+    return saved
+
+
+def score_rows(
+    ws: duckdb.DuckDBPyConnection, kind: str = "llm", dimension: str = "accuracy"
+) -> list[dict[str, Any]]:
+    """One row per scored run for the accuracy table: model, condition, category, question,
+    score (the latest ok score of `kind`; several annotators of one run are averaged)."""
+    store = ScoreStore(ws)
+    latest = store.latest(kind=kind)
+    if not latest:
+        return []
+    runs = {r["id"]: r for r in RunStore(ws).list(status=COMPLETED, limit=1_000_000)}
+    qs = {q.id: q for q in load_questions(ws)}
+    by_run: dict[str, list[int]] = {}
+    for s in latest:
+        if s[dimension] is not None:
+            by_run.setdefault(s["run_id"], []).append(s[dimension])
+    out = []
+    for rid, values in by_run.items():
+        r = runs.get(rid)
+        if r is None:
+            continue
+        q = qs.get(r["question_id"])
+        out.append(
+            {
+                "run_id": rid,
+                "model": r["model"],
+                "condition": r["condition"],
+                "category": q.category if q else "?",
+                "question_id": r["question_id"],
+                "score": sum(values) / len(values),
+            }
+        )
+    return out
+
+
+def agreement_pairs(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """(dimension, human, judge) for every run both a person and the LLM judge scored."""
+    store = ScoreStore(ws)
+    human = _mean_by_run(store.latest(kind="human"))
+    judge = _mean_by_run(store.latest(kind="llm"))
+    pairs = []
+    for rid in sorted(set(human) & set(judge)):
+        for d in DIMENSIONS:
+            h, j = human[rid].get(d), judge[rid].get(d)
+            if h is not None and j is not None:
+                pairs.append({"dimension": d, "human": round(h), "judge": round(j), "run_id": rid})
+    return pairs
+
+
+def _mean_by_run(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    acc: dict[str, dict[str, list[int]]] = {}
+    for s in rows:
+        for d in DIMENSIONS:
+            if s[d] is not None:
+                acc.setdefault(s["run_id"], {}).setdefault(d, []).append(s[d])
+    return {r: {d: sum(v) / len(v) for d, v in dims.items()} for r, dims in acc.items()}
+
+
+def panel_rows(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Panel finals per model × condition, with strict and normalized accuracy."""
+    from fintrade_tui.judging.panel import panel_accuracy
+
+    store = ScoreStore(ws)
+    latest = store.latest(kind="panel")
+    if not latest:
+        return []
+    runs = {r["id"]: r for r in RunStore(ws).list(limit=1_000_000)}
+    groups: dict[tuple[str, str], list[int]] = {}
+    for s in latest:
+        r = runs.get(s["run_id"])
+        if r is not None and "final" in s["detail"]:
+            groups.setdefault((r["model"], r["condition"]), []).append(s["detail"]["final"])
+    return [
+        {"model": m, "condition": c, **panel_accuracy(finals)}
+        for (m, c), finals in sorted(groups.items())
+    ]
