@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test lint bench bench-retrieval index clean-store
+.PHONY: venv demo test lint bench bench-models bench-retrieval index clean-store
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,9 @@ index: venv
 
 bench: venv
 	$(BIN)/python benchmarks/bench_store.py
+
+bench-models: venv
+	$(BIN)/python benchmarks/bench_models.py
 
 bench-retrieval: venv
 	$(BIN)/python benchmarks/bench_retrieval.py

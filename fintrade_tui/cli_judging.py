@@ -198,3 +198,44 @@ def _markdown(table: dict | None, agree: list[dict], panel: list[dict], scores: 
             norm = "—" if p["normalized"] is None else f"{100 * p['normalized']:.1f}%"
             parts.append(f"| {p['model']} | {p['condition']} | {p['n']} | {strict} | {norm} |")
     return "\n".join(parts)
+
+
+@main.command()
+@click.argument("question_id")
+@click.option("--model", "-m", help="the judge (default judging.model)")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly
+def tournament(obj: Ctx, question_id: str, model: str | None, as_json: bool) -> None:
+    """Round-robin pairwise tournament of a question's completed runs (both orders judged)."""
+    from fintrade_tui.errors import UserError
+    from fintrade_tui.judging.judge import pair_judge
+    from fintrade_tui.judging.tournament import round_robin
+    from fintrade_tui.runs.records import COMPLETED, RunStore
+    from fintrade_tui.store.workspace import get_question, open_workspace
+
+    with open_workspace(obj.cfg.workspace) as ws:
+        q = get_question(ws, question_id)
+        runs = RunStore(ws).list(question=q.id, status=COMPLETED)
+    if len(runs) < 2:
+        raise UserError(f"question {q.id}", "has fewer than 2 completed runs", "run `ask` first")
+    answers = {r["id"]: r["answer"] for r in runs}
+    result = asyncio.run(round_robin(sorted(answers), pair_judge(obj.cfg, q, answers, model)))
+    if as_json:
+        emit_json(result)
+        return
+    by = {r["id"]: r for r in runs}
+    _table(
+        [
+            {
+                "rank": i,
+                "run": rid,
+                "condition": by[rid]["condition"],
+                "model": by[rid]["model"],
+                "points": result["points"][rid],
+            }
+            for i, rid in enumerate(result["ranking"], 1)
+        ],
+        f"tournament {q.id}: {result['n_calls']} judged pairs, "
+        f"order consistency {result['consistency']}",
+    )

@@ -190,6 +190,8 @@ def test_report_markdown_on_runs_from_run(built_store: Config, tmp_path: Path) -
         "    extra: {mock_response: 'Apple ROE was 1.6 [E1].'}\n"
         "  judge:\n    model: openai/gpt-4o-mini\n"
         f"    extra: {{mock_response: {json.dumps(_valid(acc=4))}}}\n"
+        "  pair:\n    model: openai/gpt-4o-mini\n"
+        '    extra: {mock_response: \'{"winner": "A", "reason": "first"}\'}\n'
         "judging:\n  model: judge\n"
     )
     config = write_config(tmp_path / "cfg", built_store.bundle, built_store.store, extra)
@@ -213,3 +215,7 @@ def test_report_markdown_on_runs_from_run(built_store: Config, tmp_path: Path) -
     agree = json.loads(cli("report", "--json", "--resamples", "200"))["agreement"]
     acc = next(a for a in agree if a["dimension"] == "accuracy")
     assert acc["n"] == 1 and acc["bias"] == 2.0  # judge 4 vs human 2
+    # a judge that always prefers the first answer: equal points, no order consistency
+    t = json.loads(cli("tournament", "F1", "-m", "pair", "--json"))
+    assert t["n_calls"] == 2 and t["consistency"] == 0.0
+    assert sorted(t["points"].values()) == [1.0, 1.0]
