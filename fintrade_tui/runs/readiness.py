@@ -49,5 +49,7 @@ def ensure_index(cfg: Config, tickers: list[str], say: Say, progress: Reporter =
     if not missing:
         return
     say(f"indexing {', '.join(missing[:8])}{'...' if len(missing) > 8 else ''} for RAG (once)")
+    # the index takes a (label, total) -> tick callable, like the CLI's `index` command gives it
+    start = (lambda label, total: progress.start(label, total)) if progress else None
     with connect(cfg.store) as con:
-        index.build(con, progress, missing)
+        index.build(con, start, missing)

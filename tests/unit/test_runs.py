@@ -283,3 +283,39 @@ def test_tool_use_calls_are_recorded_with_arguments_and_results(
     assert first["name"] == "get_fundamental" and first["arguments"]["ticker"] == "AAPL"
     assert first["result"]["value"] == pytest.approx(q.oracle["AAPL"]["roe"]["value"], rel=1e-9)
     assert "tool:1:get_fundamental" in [i["id"] for i in native["evidence"]["items"]]
+
+
+def test_ask_on_a_fresh_workspace_builds_what_it_needs(built_store: Config, tmp_path: Path):
+    """`ask` with no questions imported and no index: it imports the seeds, indexes the
+    question's tickers, streams every condition and stores one run each."""
+    import json
+
+    from click.testing import CliRunner
+
+    from fintrade_tui.cli import main
+    from tests.conftest import write_config
+
+    extra = (
+        f"workspace: {tmp_path / 'ws.duckdb'}\n"
+        f"retrieval: {{index: {tmp_path / 'lancedb'}, child_tokens: 1000, "
+        "market_since: 2025-06-01}\n"
+        "models:\n  mock:\n    model: openai/gpt-4o-mini\n"
+        f"    extra: {{mock_response: {json.dumps(ANSWER)}}}\n"
+    )
+    config = write_config(tmp_path / "cfg", built_store.bundle, built_store.store, extra)
+    res = CliRunner().invoke(
+        main, ["--config", str(config), "ask", "F1", "-c", "no_rag,rag,oracle", "-m", "mock"]
+    )
+    assert res.exit_code == 0, res.output
+    for label in ("[No-RAG] " + ANSWER, "[RAG] " + ANSWER, "[Oracle] " + ANSWER):
+        assert label in res.output
+    res = CliRunner().invoke(main, ["--config", str(config), "runs", "list", "--json"])
+    runs = {r["condition"]: r for r in json.loads(res.output)}
+    assert set(runs) == {"no_rag", "rag", "oracle"}
+    assert all(r["status"] == "completed" and r["question_id"] == "F1" for r in runs.values())
+    assert runs["rag"]["evidence_ids"] and runs["no_rag"]["evidence_ids"] == []
+    assert runs["oracle"]["evidence_ids"] == [
+        "oracle:AAPL:roa",
+        "oracle:AAPL:roe",
+        "oracle:AAPL:earnings_price",
+    ]
