@@ -95,6 +95,12 @@ class JudgingConfig(_Strict):
     disagreement: int = Field(2, ge=1, le=4)  # judge vs human gap that is highlighted
 
 
+class UIConfig(_Strict):
+    # binding id -> keys, e.g. {"app.quit": "ctrl+q", "arena.cancel_all": "ctrl+x"}
+    keymap: dict[str, str] = {}
+    ask_level: Literal["L1", "L2", "L3", "L4", "L5", "L6"] | None = None  # None: runs.level
+
+
 def _default_models() -> dict[str, ModelConfig]:
     return {"local": ModelConfig(model="local/smollm2")}
 
@@ -111,6 +117,7 @@ class Config(_Strict):
     models: dict[str, ModelConfig] = Field(default_factory=_default_models)
     runs: RunsConfig = RunsConfig()
     judging: JudgingConfig = JudgingConfig()
+    ui: UIConfig = UIConfig()
     source_file: Path | None = Field(default=None, exclude=True)
 
     def check_bundle(self) -> Path:

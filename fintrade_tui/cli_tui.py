@@ -1,0 +1,27 @@
+"""CLI command `tui`: the terminal explorer (Textual is imported only here, on demand)."""
+
+from __future__ import annotations
+
+import click
+
+from fintrade_tui.cli import Ctx, friendly, main
+
+
+@main.command()
+@click.option("--model", "-m", help="the model the Arena starts with (default runs.default_model)")
+@click.option(
+    "--screen",
+    type=click.Choice(["universe", "questions", "arena", "results"]),
+    default="universe",
+    show_default=True,
+)
+@click.pass_obj
+@friendly
+def tui(obj: Ctx, model: str | None, screen: str) -> None:
+    """Open the explorer: universe, company dashboard, questions, arena, results."""
+    from fintrade_tui.runs.readiness import ensure_store
+    from fintrade_tui.ui.app import FinTradeApp
+
+    cfg = obj.cfg
+    ensure_store(cfg, lambda msg: click.echo(msg, err=True))
+    FinTradeApp(cfg, model, start=screen).run()

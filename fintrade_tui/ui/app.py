@@ -1,0 +1,97 @@
+"""The Textual app: configuration, the shared workspace and store handles, global key bindings
+(with ids, remappable from config.yaml `ui.keymap`), the command palette and the status bar.
+Screens are pushed by name; every screen keeps its work in workers."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, ClassVar
+
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Footer, Header
+
+from fintrade_tui.config import Config
+
+
+class FinTradeApp(App):
+    """fintrade-tui: Universe -> Company -> Questions -> Arena -> Results."""
+
+    TITLE = "fintrade-tui"
+    CSS = """
+    Screen { background: $surface; }
+    .error { color: $error; }
+    .muted { color: $text-muted; }
+    #status { dock: bottom; height: 1; background: $panel; color: $text-muted; padding: 0 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "Quit", id="app.quit"),
+        Binding("question_mark", "show_keys", "Keys", id="app.keys"),
+        Binding("f1", "goto('universe')", "Universe", id="app.universe"),
+        Binding("f2", "goto('questions')", "Questions", id="app.questions"),
+        Binding("f3", "goto('arena')", "Arena", id="app.arena"),
+        Binding("f4", "goto('results')", "Results", id="app.results"),
+    ]
+
+    def __init__(
+        self, cfg: Config, model: str | None = None, start: str = "universe", **kwargs: Any
+    ) -> None:
+        super().__init__(**kwargs)
+        self.cfg = cfg
+        self.model = model or cfg.runs.default_model
+        self.start = start
+        self._store: Any = None
+        self._workspace: Any = None
+        self._lock = threading.Lock()
+        if cfg.ui.keymap:
+            self.set_keymap(cfg.ui.keymap)
+
+    # -- shared connections: one per app; threads take a cursor of their own --
+    def store(self) -> Any:
+        """A cursor on the read-only market-data store (safe to use from a worker thread)."""
+        with self._lock:
+            if self._store is None:
+                from fintrade_tui.store.db import connect
+
+                self._store = connect(self.cfg.store, read_only=True)
+            return self._store.cursor()
+
+    def workspace(self) -> Any:
+        """A cursor on the workspace (questions, runs, scores), opened read-write once."""
+        with self._lock:
+            if self._workspace is None:
+                from fintrade_tui.store.workspace import open_workspace
+
+                self._workspace = open_workspace(self.cfg.workspace)
+            return self._workspace.cursor()
+
+    def workspace_connection(self) -> Any:
+        """The workspace connection itself, for RunStore / ScoreStore (they lock and cursor)."""
+        self.workspace().close()
+        return self._workspace
+
+    def notify_error(self, where: str, exc: BaseException) -> None:
+        """Errors are shown in place (a toast); the app stays alive."""
+        from fintrade_tui.errors import UserError
+
+        text = str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
+        self.notify(text.splitlines()[0][:300], title=where, severity="error", timeout=8)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.action_goto(self.start)
+
+    def action_goto(self, name: str, **kwargs: Any) -> None:
+        """Open a screen by name (a fresh instance; arguments go to its constructor)."""
+        from fintrade_tui.ui.registry import make_screen
+
+        self.push_screen(make_screen(name, **kwargs))
+
+    def action_show_keys(self) -> None:
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
