@@ -92,7 +92,7 @@ def ask(obj: Ctx, question_id: str, conditions, model, level, best_of, as_json: 
     if as_json:
         emit_json(stored)
         return
-    _print_runs(stored, "runs")
+    _print_runs(stored, f"{q.id} runs, model {name}", drop=("question", "model"))
 
 
 async def _stream_side_by_side(runner, specs, quiet: bool) -> list[str]:
@@ -193,9 +193,9 @@ def _summary(r: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _print_runs(rows: list[dict[str, Any]], title: str) -> None:
+def _print_runs(rows: list[dict[str, Any]], title: str, drop: tuple[str, ...] = ()) -> None:
     """The table, then each failed run's error on its own line (errors are long)."""
-    _table([_summary(r) for r in rows], title)
+    _table([{k: v for k, v in _summary(r).items() if k not in drop} for r in rows], title)
     for r in rows:
         if r["error"]:
             console.print(f"[red]{r['id']}[/] {r['status']}: {r['error']}", highlight=False)
