@@ -319,3 +319,34 @@ def test_ask_on_a_fresh_workspace_builds_what_it_needs(built_store: Config, tmp_
         "oracle:AAPL:roe",
         "oracle:AAPL:earnings_price",
     ]
+
+
+def test_no_prompt_holds_a_date_after_as_of(built_store: Config) -> None:
+    """Whole prompts (template, evidence, tool results) of seed questions at their as_of, and
+    of an AAPL question in the middle of the data, mention no later day."""
+    import re
+
+    from fintrade_tui.questions.importers import read_questions
+    from fintrade_tui.questions.resolve import Resolver
+    from fintrade_tui.runs.readiness import SEEDS
+    from fintrade_tui.store.db import connect
+
+    cfg = built_store.model_copy()
+    cfg.models = {"router": ModelConfig(model="openai/gpt-4o-mini", tools="router")}
+    with connect(cfg.store) as con:
+        r = Resolver(con, cfg.questions.reference_date)
+        seeds = [q for q in read_questions(cfg.bundle / SEEDS, None) if q.id in _SAMPLE]
+        questions = [r.evidence(r.resolve(q)) for q in seeds] + [_question(built_store)]
+    runner = Runner(cfg, RunStore.__new__(RunStore))  # prepare() needs no records
+    for q in questions:
+        assert q.as_of, q.id
+        for condition in ("no_rag", "indicator_rag", "tool_use", "oracle"):
+            prep = runner.prepare(RunSpec(q, condition, "router"))
+            days = re.findall(r"\b(\d{4}-\d{2}-\d{2})\b", prep.prompt_text)
+            if condition != "no_rag":
+                assert days, (q.id, condition)  # the evidence is dated: the check has teeth
+            late = [d for d in days if date.fromisoformat(d) > q.as_of]
+            assert not late, (q.id, condition, late[:3])
+
+
+_SAMPLE = {"F1", "F7", "T2", "T9", "FT1", "FT5"}
