@@ -8,7 +8,6 @@ is one committed transaction (DuckDB's write-ahead log), so a saved score surviv
 from __future__ import annotations
 
 import json
-import threading
 import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -17,6 +16,7 @@ from typing import Any
 import duckdb
 
 from fintrade_tui.errors import UserError
+from fintrade_tui.store.locked import LockedTable
 
 DIMENSIONS = ("accuracy", "completeness", "relevance", "clarity")
 KINDS = ("human", "llm", "panel")
@@ -86,12 +86,11 @@ class Score:
                 raise UserError("preference", "names no other run", "give the run compared with")
 
 
-class ScoreStore:
+class ScoreStore(LockedTable):
     """The `scores` table over one workspace connection, safe across threads."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, read_only: bool = False) -> None:
-        self.con = con
-        self.lock = threading.Lock()
+        super().__init__(con)
         if not read_only:
             from fintrade_tui.runs.records import SCHEMA as RUNS
 
@@ -108,34 +107,21 @@ class ScoreStore:
         s.check()
         row = asdict(s) | {"id": uuid.uuid4().hex[:12], "created_at": datetime.now()}
         row["detail"] = json.dumps(s.detail, default=str, sort_keys=True) if s.detail else None
-        with self.lock:
-            cur = self.con.cursor()
-            cur.execute("BEGIN")
-            try:
-                (found,) = cur.execute(
-                    "SELECT count(*) FROM runs WHERE id = ?", [s.run_id]
-                ).fetchone()
-                if not found:
-                    raise UserError(
-                        f"run {s.run_id!r}", "not found", "see `fintrade-tui runs list`"
-                    )
-                (last,) = cur.execute(
-                    "SELECT coalesce(max(version), 0) FROM scores"
-                    " WHERE run_id = ? AND kind = ? AND annotator = ?",
-                    [s.run_id, s.kind, s.annotator],
-                ).fetchone()
-                row["version"] = last + 1
-                marks = ", ".join("?" for _ in _COLUMNS)
-                cur.execute(
-                    f"INSERT INTO scores ({', '.join(_COLUMNS)}) VALUES ({marks})",
-                    [row[c] for c in _COLUMNS],
-                )
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
-            finally:
-                cur.close()
+        with self.transaction() as cur:
+            (found,) = cur.execute("SELECT count(*) FROM runs WHERE id = ?", [s.run_id]).fetchone()
+            if not found:
+                raise UserError(f"run {s.run_id!r}", "not found", "see `fintrade-tui runs list`")
+            (last,) = cur.execute(
+                "SELECT coalesce(max(version), 0) FROM scores"
+                " WHERE run_id = ? AND kind = ? AND annotator = ?",
+                [s.run_id, s.kind, s.annotator],
+            ).fetchone()
+            row["version"] = last + 1
+            marks = ", ".join("?" for _ in _COLUMNS)
+            cur.execute(
+                f"INSERT INTO scores ({', '.join(_COLUMNS)}) VALUES ({marks})",
+                [row[c] for c in _COLUMNS],
+            )
         return row
 
     def latest(
@@ -164,14 +150,8 @@ class ScoreStore:
         )
 
     def _select(self, sql: str, params: list[Any]) -> list[dict[str, Any]]:
-        with self.lock:
-            cur = self.con.cursor()
-            try:
-                rows = cur.execute(sql, params).fetchall()
-            finally:
-                cur.close()
         out = []
-        for r in rows:
+        for r in self.fetch(sql, params):
             d = dict(zip(_COLUMNS, r, strict=True))
             d["detail"] = json.loads(d["detail"]) if d["detail"] else {}
             out.append(d)

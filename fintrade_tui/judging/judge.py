@@ -139,6 +139,13 @@ def _values(j: JudgeInput) -> dict[str, str]:
     }
 
 
+def _messages(system: str, user: str, values: dict[str, str]) -> list[dict[str, str]]:
+    return [
+        {"role": "system", "content": system.strip()},
+        {"role": "user", "content": fill_template(user, values).strip()},
+    ]
+
+
 async def _ask_valid(
     cfg: Config, judge: str, messages: list[dict], schema: dict, parse, retries: int
 ) -> tuple[Any, list[str], str | None]:
@@ -168,10 +175,7 @@ async def judge_run(cfg: Config, j: JudgeInput, judge: str | None = None) -> Sco
     judge = judge or cfg.judging.model
     t = templates()
     v = _values(j)
-    messages = [
-        {"role": "system", "content": t["system"].strip()},
-        {"role": "user", "content": fill_template(t["user"], v).strip()},
-    ]
+    messages = _messages(t["system"], t["user"], v)
     parsed, raws, error = await _ask_valid(
         cfg,
         judge,
@@ -224,10 +228,7 @@ async def panel_run(cfg: Config, j: JudgeInput, judge: str | None = None) -> Sco
     judge = judge or cfg.judging.model
     t = templates()
     v = _values(j)
-    messages = [
-        {"role": "system", "content": t["panel_system"].strip()},
-        {"role": "user", "content": fill_template(t["panel_user"], v).strip()},
-    ]
+    messages = _messages(t["panel_system"], t["panel_user"], v)
     calls = [
         _ask_valid(cfg, judge, messages, PANEL_SCHEMA, parse_vote_with_reason, cfg.judging.retries)
         for _ in range(cfg.judging.panel_size)
@@ -260,10 +261,7 @@ def pair_judge(cfg: Config, question: Question, answers: dict[str, str], judge: 
         v = _values(JudgeInput({"id": x, "answer": ""}, question))
         v["a"] = defang(answers[x] or "(empty)", "answer_a")
         v["b"] = defang(answers[y] or "(empty)", "answer_b")
-        messages = [
-            {"role": "system", "content": t["pair_system"].strip()},
-            {"role": "user", "content": fill_template(t["pair_user"], v).strip()},
-        ]
+        messages = _messages(t["pair_system"], t["pair_user"], v)
         parsed, _, error = await _ask_valid(
             cfg, judge, messages, PAIR_SCHEMA, parse_pair, cfg.judging.retries
         )

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import uuid
 from datetime import date, datetime
 from typing import Any
@@ -16,6 +15,7 @@ from typing import Any
 import duckdb
 
 from fintrade_tui.errors import UserError
+from fintrade_tui.store.locked import LockedTable
 
 RUNNING, COMPLETED, ERROR, CANCELLED, TIMEOUT, INTERRUPTED = (
     "running",
@@ -80,12 +80,11 @@ def dumps(v: Any) -> str:
     return json.dumps(v, default=_default, sort_keys=True)
 
 
-class RunStore:
+class RunStore(LockedTable):
     """The `runs` table over one workspace connection, safe to use from several threads."""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, read_only: bool = False) -> None:
-        self.con = con
-        self.lock = threading.Lock()
+        super().__init__(con)
         if not read_only:
             con.execute(SCHEMA)
         elif not con.execute(
@@ -94,17 +93,8 @@ class RunStore:
             raise UserError("workspace", "holds no runs yet", "run `fintrade-tui ask` first")
 
     def _write(self, sql: str, params: list[Any]) -> None:
-        with self.lock:
-            cur = self.con.cursor()
-            cur.execute("BEGIN")
-            try:
-                cur.execute(sql, params)
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
-            finally:
-                cur.close()
+        with self.transaction() as cur:
+            cur.execute(sql, params)
 
     def start(self, row: dict[str, Any]) -> str:
         """Insert a `running` row; a batch key's earlier unfinished attempts are replaced."""
@@ -117,25 +107,16 @@ class RunStore:
         for k in _JSON:
             row[k] = dumps(row[k]) if row[k] is not None else None
         marks = ", ".join("?" for _ in _COLUMNS)
-        with self.lock:
-            cur = self.con.cursor()
-            cur.execute("BEGIN")
-            try:
-                if row["batch_key"]:
-                    cur.execute(
-                        "DELETE FROM runs WHERE batch_key = ? AND status <> ?",
-                        [row["batch_key"], COMPLETED],
-                    )
+        with self.transaction() as cur:
+            if row["batch_key"]:
                 cur.execute(
-                    f"INSERT INTO runs ({', '.join(_COLUMNS)}) VALUES ({marks})",
-                    [row[c] for c in _COLUMNS],
+                    "DELETE FROM runs WHERE batch_key = ? AND status <> ?",
+                    [row["batch_key"], COMPLETED],
                 )
-                cur.execute("COMMIT")
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
-            finally:
-                cur.close()
+            cur.execute(
+                f"INSERT INTO runs ({', '.join(_COLUMNS)}) VALUES ({marks})",
+                [row[c] for c in _COLUMNS],
+            )
         return row["id"]
 
     def finish(self, run_id: str, **fields: Any) -> None:
@@ -151,28 +132,17 @@ class RunStore:
 
     def mark_interrupted(self) -> int:
         """Runs left `running` by a process that no longer exists (killed) -> interrupted."""
-        with self.lock:
-            rows = (
-                self.con.cursor()
-                .execute("SELECT id, pid FROM runs WHERE status = ?", [RUNNING])
-                .fetchall()
-            )
+        rows = self.fetch("SELECT id, pid FROM runs WHERE status = ?", [RUNNING])
         dead = [rid for rid, pid in rows if not _alive(pid)]
         for rid in dead:
             self.finish(rid, status=INTERRUPTED, error="the process running it ended")
         return len(dead)
 
     def completed_keys(self, keys: list[str]) -> set[str]:
-        with self.lock:
-            found = (
-                self.con.cursor()
-                .execute(
-                    "SELECT DISTINCT batch_key FROM runs"
-                    " WHERE status = ? AND list_contains(?, batch_key)",
-                    [COMPLETED, keys],
-                )
-                .fetchall()
-            )
+        found = self.fetch(
+            "SELECT DISTINCT batch_key FROM runs WHERE status = ? AND list_contains(?, batch_key)",
+            [COMPLETED, keys],
+        )
         return {k for (k,) in found}
 
     def list(
@@ -203,14 +173,8 @@ class RunStore:
         return found[0]
 
     def _select(self, sql: str, params: list[Any]) -> list[dict[str, Any]]:
-        with self.lock:
-            cur = self.con.cursor()
-            try:
-                rows = cur.execute(sql, params).fetchall()
-            finally:
-                cur.close()
         out = []
-        for r in rows:
+        for r in self.fetch(sql, params):
             d = dict(zip(_COLUMNS, r, strict=True))
             for k in _JSON:
                 d[k] = json.loads(d[k]) if d[k] else None
