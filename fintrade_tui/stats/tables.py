@@ -207,7 +207,7 @@ def flatten(table: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def _fmt_cell(cell: dict[str, Any] | None) -> str:
+def fmt_cell(cell: dict[str, Any] | None) -> str:
     """ "62.4" for the baseline, "71.0 (+13.8%**)" for others, "—" when there are no scores."""
     if not cell or cell["accuracy"] is None:
         return DASH
@@ -237,7 +237,7 @@ def to_markdown(table: dict[str, Any], condition_order: list[str] | None = None)
         ]
         for cond in conditions:
             row = by_cond.get(cond, {})
-            vals = " | ".join(_fmt_cell(row.get(k)) for k in COLUMNS)
+            vals = " | ".join(fmt_cell(row.get(k)) for k in COLUMNS)
             lines.append(f"| {LABELS.get(cond, cond)} | {vals} |")
         blocks.append("\n".join(lines))
     n_lanes = table["n_lanes"]

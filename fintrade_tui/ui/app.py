@@ -22,7 +22,7 @@ class FinTradeApp(App):
     Screen { background: $surface; }
     .error { color: $error; }
     .muted { color: $text-muted; }
-    #status { dock: bottom; height: 1; background: $panel; color: $text-muted; padding: 0 1; }
+    #app-status { dock: bottom; height: 1; background: $panel; color: $text-muted; padding: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "Quit", id="app.quit"),

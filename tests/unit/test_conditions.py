@@ -19,8 +19,9 @@ from fintrade_tui.questions.model import RESOLVED, Question
 from fintrade_tui.questions.resolve import Resolver
 from fintrade_tui.retrieval.chunks import approx_tokens
 from fintrade_tui.retrieval.index import Index
-from fintrade_tui.runs.conditions import TABLE6, ConditionContext, build_evidence
+from fintrade_tui.runs.conditions import ConditionContext, build_evidence
 from fintrade_tui.runs.evidence import CONDITIONS
+from fintrade_tui.runs.indicator_rag import TABLE6
 from fintrade_tui.runs.tools import MAX_CALLS, TOOL_SPECS, call_tool, route, tool_item
 from fintrade_tui.store.queries import signals_between, snapshot
 from tests.conftest import BUNDLE, needs_bundle, write_config

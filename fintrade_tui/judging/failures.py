@@ -1,0 +1,266 @@
+"""Failure cases room: the runs (or question × model pairs) worth a second look, in the style of
+promptfoo's failure filters — RAG worse than No-RAG, judge and human far apart, answers the
+numeric audit contradicts, runs that ended in an error, completed runs nobody rated yet.
+
+One row per (filter, case): a run may appear under several filters, each with its own reason.
+Rows come in a fixed order (filter, question in natural order, model, conditions, run ids), so
+the TUI, exports and tests all see the same list.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import duckdb
+
+from fintrade_tui.judging.annotations import DIMENSIONS, ScoreStore
+from fintrade_tui.runs.evidence import CONDITIONS, LABELS
+from fintrade_tui.runs.records import CANCELLED, COMPLETED, ERROR, INTERRUPTED, TIMEOUT, RunStore
+from fintrade_tui.store.workspace import load_questions
+
+FILTERS = ("rag_worse", "disagree", "contradicted", "errors", "unrated")
+FILTER_LABELS = {
+    "rag_worse": "RAG worse",
+    "disagree": "judge ≠ human",
+    "contradicted": "contradicted",
+    "errors": "errors",
+    "unrated": "unrated",
+}
+FAILED = (ERROR, TIMEOUT, CANCELLED, INTERRUPTED)
+RAG, NO_RAG = "rag", "no_rag"
+
+
+def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    return bool(
+        con.execute(
+            "SELECT 1 FROM information_schema.tables WHERE table_name = ?", [name]
+        ).fetchone()
+    )
+
+
+def natural_key(text: str) -> tuple[Any, ...]:
+    """ "F2" before "F10": digit runs compare as numbers."""
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", text))
+
+
+def _cond_key(cond: str) -> tuple[int, str]:
+    return (CONDITIONS.index(cond) if cond in CONDITIONS else len(CONDITIONS), cond)
+
+
+def _mean(values: Iterable[float]) -> float | None:
+    v = list(values)
+    return sum(v) / len(v) if v else None
+
+
+def _per_run(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """run id -> dimension -> mean over annotators (latest ok versions)."""
+    acc: dict[str, dict[str, list[int]]] = {}
+    for s in rows:
+        for d in DIMENSIONS:
+            if s[d] is not None:
+                acc.setdefault(s["run_id"], {}).setdefault(d, []).append(s[d])
+    return {r: {d: sum(v) / len(v) for d, v in dims.items()} for r, dims in acc.items()}
+
+
+def latest_audits(scores: ScoreStore) -> dict[str, dict[str, Any]]:
+    """run id -> the numeric audit of its newest LLM-judge record (a judge failure keeps its
+    audit too: the audit is deterministic and runs before the judge)."""
+    out: dict[str, tuple[Any, dict[str, Any]]] = {}
+    for s in scores.latest(kind="llm", status=None):
+        audit = s["detail"].get("audit")
+        if audit and (s["run_id"] not in out or s["created_at"] > out[s["run_id"]][0]):
+            out[s["run_id"]] = (s["created_at"], audit)
+    return {rid: a for rid, (_, a) in out.items()}
+
+
+def _case(
+    kind: str,
+    runs: list[dict[str, Any]],
+    questions: dict[str, Any],
+    reason: str,
+    numbers: dict[str, Any],
+) -> dict[str, Any]:
+    r0 = runs[0]
+    q = questions.get(r0["question_id"])
+    conditions = sorted({r["condition"] for r in runs}, key=_cond_key)
+    run_ids = [r["id"] for r in runs]
+    return {
+        "key": f"{kind}:{'+'.join(run_ids)}",
+        "filter": kind,
+        "question_id": r0["question_id"],
+        "question": q.text if q else "",
+        "category": q.category if q else "?",
+        "as_of": q.as_of if q else r0.get("as_of"),
+        "model": r0["model"],
+        "conditions": conditions,
+        "condition": " vs ".join(LABELS.get(c, c) for c in conditions),
+        "run_ids": run_ids,
+        "reason": reason,
+        "numbers": numbers,
+    }
+
+
+def _rag_worse(runs, judge, questions) -> list[dict[str, Any]]:
+    groups: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = {}
+    for r in runs:
+        if r["status"] == COMPLETED and r["condition"] in (RAG, NO_RAG):
+            if judge.get(r["id"], {}).get("accuracy") is None:
+                continue
+            key = (r["question_id"], r["model"])
+            groups.setdefault(key, {}).setdefault(r["condition"], []).append(r)
+    out = []
+    for by_cond in groups.values():
+        if RAG not in by_cond or NO_RAG not in by_cond:
+            continue
+        base = _mean(judge[r["id"]]["accuracy"] for r in by_cond[NO_RAG])
+        rag = _mean(judge[r["id"]]["accuracy"] for r in by_cond[RAG])
+        if base is None or rag is None or rag >= base:
+            continue
+        numbers = {
+            "no_rag": base,
+            "rag": rag,
+            "delta": rag - base,
+            "delta_pct": (rag - base) / base * 100.0,
+        }
+        reason = f"judge accuracy RAG {rag:.2g} < No-RAG {base:.2g} ({numbers['delta_pct']:+.0f}%)"
+        out.append(_case("rag_worse", by_cond[NO_RAG] + by_cond[RAG], questions, reason, numbers))
+    return out
+
+
+def _disagree(runs, judge, human, questions, threshold: int) -> list[dict[str, Any]]:
+    out = []
+    for r in runs:
+        h, j = human.get(r["id"]), judge.get(r["id"])
+        if not h or not j:
+            continue
+        dims = [d for d in DIMENSIONS if d in h and d in j]
+        gaps = {d: j[d] - h[d] for d in dims}
+        far = [d for d in dims if abs(gaps[d]) >= threshold]
+        if not far:
+            continue
+        numbers = {
+            "human": {d: h[d] for d in dims},
+            "judge": {d: j[d] for d in dims},
+            "gap": gaps,
+            "max_gap": max(abs(gaps[d]) for d in dims),
+            "threshold": threshold,
+        }
+        reason = "; ".join(f"{d}: human {h[d]:g} vs judge {j[d]:g}" for d in far)
+        out.append(_case("disagree", [r], questions, reason, numbers))
+    return out
+
+
+def _contradicted(runs, audits, questions) -> list[dict[str, Any]]:
+    from fintrade_tui.judging.audit import CONTRADICTED, NOT_FOUND, SUPPORTED, summary_line
+
+    out = []
+    for r in runs:
+        audit = audits.get(r["id"])
+        if not audit:
+            continue
+        bad = [c for c in audit.get("claims") or [] if c.get("verdict") == CONTRADICTED]
+        if not bad:
+            continue
+        verdicts = [c.get("verdict") for c in audit.get("claims") or []]
+        numbers = {
+            "contradicted": len(bad),
+            "supported": verdicts.count(SUPPORTED),
+            "not_found": verdicts.count(NOT_FOUND),
+            "claims": [
+                {
+                    k: c.get(k)
+                    for k in ("ticker", "indicator", "value", "unit", "store_value", "source")
+                }
+                for c in bad
+            ],
+        }
+        out.append(_case("contradicted", [r], questions, summary_line(audit), numbers))
+    return out
+
+
+def _errors(runs, questions) -> list[dict[str, Any]]:
+    out = []
+    for r in runs:
+        if r["status"] not in FAILED:
+            continue
+        err = (r.get("error") or "").strip().splitlines()
+        reason = r["status"] + (f": {err[0][:160]}" if err else "")
+        numbers = {
+            "status": r["status"],
+            "duration": r.get("duration"),
+            "ttft": r.get("ttft"),
+            "tokens_out": r.get("tokens_out"),
+            "retries": r.get("retries"),
+            "answer_chars": len(r.get("answer") or ""),
+        }
+        out.append(_case("errors", [r], questions, reason, numbers))
+    return out
+
+
+def _unrated(runs, judge, rated: set[str], questions) -> list[dict[str, Any]]:
+    out = []
+    for r in runs:
+        if r["status"] != COMPLETED or r["id"] in rated:
+            continue
+        acc = judge.get(r["id"], {}).get("accuracy")
+        reason = "no human score" + (f" (judge accuracy {acc:g})" if acc is not None else "")
+        out.append(_case("unrated", [r], questions, reason, {"judge_accuracy": acc}))
+    return out
+
+
+def failure_cases(
+    ws_con: duckdb.DuckDBPyConnection,
+    filters: set[str] | None = None,
+    disagreement: int = 2,
+) -> list[dict[str, Any]]:
+    """The failure cases of the workspace's runs under `filters` (default: all of FILTERS).
+
+    Each row: ``key`` (unique), ``filter``, ``question_id``, ``question`` (text),
+    ``category``, ``as_of``, ``model``, ``conditions`` (list) and ``condition`` (label),
+    ``run_ids``, ``reason`` (one line) and ``numbers`` (the figures behind the reason):
+
+    - ``rag_worse``: a question × model whose RAG runs' mean judge accuracy is below its
+      No-RAG runs' (latest ok LLM scores, annotators averaged); one row per pair.
+    - ``disagree``: a run whose human and judge scores differ by >= `disagreement` on any
+      dimension.
+    - ``contradicted``: a run whose numeric audit (in its newest LLM-judge record) holds
+      CONTRADICTED claims.
+    - ``errors``: a run that ended error, timeout, cancelled or interrupted.
+    - ``unrated``: a completed run with no human score.
+    """
+    wanted = set(FILTERS) if filters is None else set(filters)
+    unknown = wanted - set(FILTERS)
+    if unknown:
+        raise ValueError(f"unknown failure filters {sorted(unknown)}; use {', '.join(FILTERS)}")
+    if not wanted or not _has_table(ws_con, "runs"):
+        return []
+    runs = RunStore(ws_con, read_only=True).list(limit=1_000_000_000)
+    runs.sort(key=lambda r: r["id"])
+    scores = ScoreStore(ws_con, read_only=True)
+    judge = _per_run(scores.latest(kind="llm"))
+    human_rows = scores.latest(kind="human")
+    human = _per_run(human_rows)
+    questions = {q.id: q for q in load_questions(ws_con)} if _has_table(ws_con, "questions") else {}
+    out: list[dict[str, Any]] = []
+    if "rag_worse" in wanted:
+        out += _rag_worse(runs, judge, questions)
+    if "disagree" in wanted:
+        out += _disagree(runs, judge, human, questions, disagreement)
+    if "contradicted" in wanted:
+        out += _contradicted(runs, latest_audits(scores), questions)
+    if "errors" in wanted:
+        out += _errors(runs, questions)
+    if "unrated" in wanted:
+        out += _unrated(runs, judge, {s["run_id"] for s in human_rows}, questions)
+    out.sort(
+        key=lambda c: (
+            FILTERS.index(c["filter"]),
+            natural_key(c["question_id"] or ""),
+            c["model"] or "",
+            [_cond_key(x) for x in c["conditions"]],
+            c["run_ids"],
+        )
+    )
+    return out

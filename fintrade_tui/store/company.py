@@ -1,0 +1,405 @@
+"""Company room: the queries behind the Universe and Company screens (no Textual here).
+
+- `universe`: every ticker with data in the store (prices or filings), its reference name,
+  sector and industry, price range, number of filings and of questions (counted in the
+  workspace by `question_counts`, passed in: the workspace is a separate database).
+- `quarters`: the quarters a ticker can be looked at, oldest first. Tickers with filings get
+  their fiscal quarters, one per filing (a 10-K is the fourth quarter), available from the
+  filing date. Tickers without filings get the calendar quarter ends their prices (or vendor
+  fundamentals) cover, available `lag_days` after the quarter end and flagged `estimated`.
+- `quarter_view`: the nine Table 6 fundamentals visible at the quarter's `as_of` (exactly what
+  `snapshot(con, ticker, as_of)` returns), next to the previous quarter's values, with each
+  value's source and filing, and a point-in-time badge.
+- `chart_series`: daily adjusted close, MA/EMA 20, volume, OBV, MACD and signal, RSI 14 around
+  a quarter; never a day after `as_of`.
+
+All SQL is parameterized. Dates are `date` objects; "as of D" is after the close of D.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import date, timedelta
+from typing import Any
+
+import duckdb
+
+from fintrade_tui.errors import UserError
+from fintrade_tui.store.queries import _rows, check_ticker, fundamentals_as_of, snapshot
+
+# The nine fundamentals of Table 6, in display order, with their labels.
+RATIO_LABELS: dict[str, str] = {
+    "roa": "ROA",
+    "roe": "ROE",
+    "earnings_price": "Earnings/Price",
+    "book_price": "Book/Price",
+    "sales_assets": "Sales/Assets",
+    "debt_assets": "Debt/Assets",
+    "debt_equity": "Debt/Equity",
+    "cashflow_assets": "Cash-flow/Assets",
+    "dividend_yield": "Dividend yield",
+}
+CHART_FIELDS = [
+    "adj_close", "ma_20", "ema_20", "volume", "obv", "macd", "macd_signal", "rsi_14",
+]  # fmt: skip
+LEAD_DAYS = 152  # a default chart starts this long before the quarter end: the quarter + ~2 months
+DEFAULT_LAG = 90  # config `fundamentals.estimated_lag_days`
+
+
+# -- universe ------------------------------------------------------------------------------
+
+
+def question_counts(ws: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """Questions per ticker in the workspace (a question naming several tickers counts for
+    each). An empty or schema-less workspace gives {}."""
+    try:
+        cur = ws.execute(
+            "SELECT t, count(*) FROM (SELECT unnest(tickers) AS t FROM questions) GROUP BY t"
+        )
+    except duckdb.CatalogException:
+        return {}
+    return {t: int(n) for t, n in cur.fetchall()}
+
+
+def universe(
+    con: duckdb.DuckDBPyConnection, question_counts: dict[str, int] | None = None
+) -> list[dict]:
+    """Every ticker with prices or filings, sorted: ticker, name, sector, industry,
+    first_price, last_price, filings, questions (None when no counts are given)."""
+    rows = _rows(
+        con.execute(
+            """WITH t AS (SELECT DISTINCT ticker FROM prices
+                          UNION SELECT DISTINCT ticker FROM filings),
+                 px AS (SELECT ticker, min(date) AS first_price, max(date) AS last_price
+                        FROM prices GROUP BY ticker),
+                 fl AS (SELECT ticker, count(*) AS filings FROM filings GROUP BY ticker)
+            SELECT t.ticker, c.name, c.sector, c.industry, px.first_price, px.last_price,
+                   coalesce(fl.filings, 0) AS filings
+            FROM t LEFT JOIN companies c USING (ticker) LEFT JOIN px USING (ticker)
+                   LEFT JOIN fl USING (ticker)
+            ORDER BY t.ticker"""
+        )
+    )
+    for r in rows:
+        r["questions"] = None if question_counts is None else question_counts.get(r["ticker"], 0)
+    return rows
+
+
+def filter_universe(rows: Iterable[dict], text: str) -> list[dict]:
+    """Rows whose ticker, name, sector or industry contains `text` (case-insensitive): the
+    exact ticker first, then ticker prefixes, then the other matches, each in input order."""
+    needle = text.strip().lower()
+    if not needle:
+        return list(rows)
+    ranked: list[tuple[int, int, dict]] = []
+    for i, r in enumerate(rows):
+        ticker = r["ticker"].lower()
+        hay = " ".join(str(r.get(k) or "") for k in ("ticker", "name", "sector", "industry"))
+        if ticker == needle:
+            ranked.append((0, i, r))
+        elif ticker.startswith(needle):
+            ranked.append((1, i, r))
+        elif needle in hay.lower():
+            ranked.append((2, i, r))
+    return [r for _, _, r in sorted(ranked, key=lambda x: x[:2])]
+
+
+def company_info(con: duckdb.DuckDBPyConnection, ticker: str) -> dict[str, Any]:
+    """Reference data of a ticker (name, sector, industry, cik); None fields when unknown."""
+    t = check_ticker(con, ticker)
+    row = con.execute(
+        "SELECT name, sector, industry, cik FROM companies WHERE ticker = ?", [t]
+    ).fetchone()
+    name, sector, industry, cik = row or (None, None, None, None)
+    return {"ticker": t, "name": name, "sector": sector, "industry": industry, "cik": cik}
+
+
+# -- quarters ------------------------------------------------------------------------------
+
+
+_NO_FILING = dict(basis="calendar", form=None, filed=None, accession=None, estimated=True)
+
+
+def _quarter_end(d: date) -> date:
+    q_end_month = (d.month - 1) // 3 * 3 + 3
+    nxt = date(d.year + (q_end_month == 12), q_end_month % 12 + 1, 1)
+    return nxt - timedelta(days=1)
+
+
+def _calendar_quarters(first: date, last: date, lag_days: int) -> list[dict]:
+    out = []
+    q = _quarter_end(first)
+    while q <= last:
+        period = f"Q{(q.month - 1) // 3 + 1}"
+        row = {"key": f"CY{q.year} {period}", "fiscal_year": q.year, "fiscal_period": period}
+        out.append({**row, **_NO_FILING, "period_end": q, "as_of": q + timedelta(days=lag_days)})
+        q = _quarter_end(q + timedelta(days=1))
+    return out
+
+
+def quarters(
+    con: duckdb.DuckDBPyConnection, ticker: str, lag_days: int = DEFAULT_LAG
+) -> list[dict]:
+    """The quarters with data, oldest first. Each: key ("FY2024 Q4" / "CY2024 Q4"), basis
+    (fiscal | calendar), fiscal_year, fiscal_period (Q1..Q4), period_end, form, filed,
+    accession (None without a filing), as_of and estimated (as_of = period end + lag)."""
+    t = check_ticker(con, ticker)
+    filings = _rows(
+        con.execute(
+            """SELECT fiscal_year, CASE WHEN fiscal_period = 'FY' THEN 'Q4'
+                                       ELSE fiscal_period END AS fiscal_period,
+                   period_end, form, filed, accession
+            FROM filings WHERE ticker = ? AND period_end IS NOT NULL
+            -- an amendment never replaces the first filing of a period (point in time)
+            QUALIFY row_number() OVER (PARTITION BY period_end ORDER BY filed, accession) = 1
+            ORDER BY period_end""",
+            [t],
+        )
+    )
+    if filings:
+        out = []
+        for f in filings:
+            key = (
+                f"FY{f['fiscal_year']} {f['fiscal_period']}"
+                if f["fiscal_year"] and f["fiscal_period"]
+                else f"PE {f['period_end']}"
+            )
+            out.append(
+                {"key": key, "basis": "fiscal", **f, "as_of": f["filed"], "estimated": False}
+            )
+        return out
+    first, last = con.execute(
+        """SELECT min(d), max(d) FROM (
+               SELECT date AS d FROM prices WHERE ticker = ?
+               UNION ALL SELECT period_end FROM fundamentals WHERE ticker = ?)""",
+        [t, t],
+    ).fetchone()
+    if first is None:
+        return []
+    return _calendar_quarters(first, last, lag_days)
+
+
+def find_quarter(qs: list[dict], quarter: str | date | None) -> int:
+    """Index of `quarter` in `qs`: None = the latest; a key ("FY2024 Q4", "fy2024q4",
+    "2024Q4"); or a date (the quarter ending then, else the latest ending before it)."""
+    if not qs:
+        raise UserError("quarters", "this ticker has no quarter with data", "pick another ticker")
+    if quarter is None:
+        return len(qs) - 1
+    when: date | None = quarter if isinstance(quarter, date) else None
+    if isinstance(quarter, str):
+        try:
+            when = date.fromisoformat(quarter.strip())
+        except ValueError:
+            norm = re.sub(r"\s+", "", quarter).upper()
+            for i, q in enumerate(qs):
+                key = q["key"].replace(" ", "").upper()
+                if norm in (key, key[2:]):
+                    return i
+    if when is not None:
+        before = [i for i, q in enumerate(qs) if q["period_end"] <= when]
+        if before:
+            return before[-1]
+    raise UserError(
+        f"quarter {quarter!r}",
+        "has no data",
+        f"use one of {qs[0]['key']} .. {qs[-1]['key']} or a period end date",
+    )
+
+
+# -- one quarter ---------------------------------------------------------------------------
+
+
+def _badge(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date, lag_days: int) -> str:
+    last = con.execute(
+        """SELECT form, filed FROM filings WHERE ticker = ? AND filed <= ?
+        ORDER BY filed DESC, period_end DESC LIMIT 1""",
+        [ticker, as_of],
+    ).fetchone()
+    if last:
+        return f"as of {as_of}: filings up to {last[0]} filed {last[1]}"
+    return (
+        f"as of {as_of}: no filings in the store; vendor fundamentals "
+        f"(estimated: period end + {lag_days} d)"
+    )
+
+
+def quarter_view(
+    con: duckdb.DuckDBPyConnection,
+    ticker: str,
+    quarter: str | date | None = None,
+    lag_days: int = DEFAULT_LAG,
+) -> dict[str, Any]:
+    """The nine fundamentals visible at the quarter's `as_of`, with the previous quarter's.
+
+    Returns ticker, name, sector, industry, quarter (a `quarters` row), previous (the row
+    before, or None), index, count, as_of, badge, price_date, close, and `rows`: per ratio
+    (RATIO_LABELS order) ratio, label, value, previous, previous_source, change (value -
+    previous; None when either is missing or they come from different sources), source,
+    estimated, fiscal_year, fiscal_period, period_end (the period the value belongs to), form,
+    filed (the value's filing, or when a vendor value became available), accession.
+    """
+    info = company_info(con, ticker)
+    t = info["ticker"]
+    qs = quarters(con, t, lag_days)
+    i = find_quarter(qs, quarter)
+    q, prev = qs[i], (qs[i - 1] if i > 0 else None)
+    snap = snapshot(con, t, q["as_of"])
+    now = snap["fundamentals"]
+    before = fundamentals_as_of(con, t, prev["as_of"]) if prev else {}
+    forms = dict(
+        con.execute("SELECT accession, form FROM filings WHERE ticker = ?", [t]).fetchall()
+    )
+    rows = []
+    for ratio, label in RATIO_LABELS.items():
+        cur, old = now.get(ratio), before.get(ratio)
+        value = cur["value"] if cur else None
+        pvalue = old["value"] if old else None
+        comparable = bool(cur and old and cur["source"] == old["source"])
+        rows.append(
+            {
+                "ratio": ratio,
+                "label": label,
+                "value": value,
+                "previous": pvalue,
+                "previous_source": old["source"] if old else None,
+                # a change across sources (a vendor's ratio vs the filing's) is not a change
+                "change": value - pvalue if comparable else None,
+                "source": cur["source"] if cur else None,
+                "estimated": bool(cur["estimated"]) if cur else None,
+                "fiscal_year": cur["fiscal_year"] if cur else None,
+                "fiscal_period": cur["fiscal_period"] if cur else None,
+                "period_end": cur["period_end"] if cur else None,
+                "form": forms.get(cur["accession"]) if cur else None,
+                "filed": cur["filed"] if cur else None,
+                "accession": cur["accession"] if cur else None,
+            }
+        )
+    return {
+        **info,
+        "quarter": q,
+        "previous": prev,
+        "index": i,
+        "count": len(qs),
+        "as_of": q["as_of"],
+        "badge": _badge(con, t, q["as_of"], lag_days),
+        "price_date": snap["price_date"],
+        "close": snap["close"],
+        "rows": rows,
+    }
+
+
+def _num(v: float | None, fmt: str) -> str:
+    return "—" if v is None else format(v, fmt)
+
+
+def provenance(row: dict[str, Any]) -> str:
+    """The filing (or vendor availability) behind one `quarter_view` row, as one line."""
+    if row["value"] is None:
+        return ""
+    if row["accession"]:
+        return f"{row['form'] or 'filing'} filed {row['filed']} {row['accession']}"
+    if row["estimated"]:
+        return f"estimated, available {row['filed']}"
+    return f"vendor, filed {row['filed']}"
+
+
+def _period(r: dict[str, Any]) -> str:
+    if r["fiscal_year"] and r["fiscal_period"]:
+        return f"FY{r['fiscal_year']} {r['fiscal_period']}"
+    return f"period end {r['period_end']}"
+
+
+def display_rows(view: dict[str, Any]) -> list[tuple[str, ...]]:
+    """The fundamentals table as text: ratio, value, previous, change, source, filing.
+    A value that belongs to an earlier period than the quarter's says which one."""
+    out = []
+    pe = view["quarter"]["period_end"]
+    for r in view["rows"]:
+        source = r["source"] or "—"
+        if r["value"] is not None and r["period_end"] != pe:
+            source += f" ({_period(r)})"
+        out.append(
+            (
+                r["label"],
+                _num(r["value"], ".4f"),
+                _num(r["previous"], ".4f"),
+                "other source"
+                if r["change"] is None and r["previous"] is not None and r["value"] is not None
+                else _num(r["change"], "+.4f"),
+                source,
+                provenance(r),
+            )
+        )
+    return out
+
+
+def quarter_label(view: dict[str, Any]) -> str:
+    """ "FY2024 Q4 · period end 2024-09-28 · 10-K filed 2024-11-01 · 4/8" for the header."""
+    q = view["quarter"]
+    parts = [q["key"], f"period end {q['period_end']}"]
+    if q["form"]:
+        parts.append(f"{q['form']} filed {q['filed']}")
+    parts.append(f"{view['index'] + 1}/{view['count']}")
+    return " · ".join(parts)
+
+
+# -- charts --------------------------------------------------------------------------------
+
+
+def chart_window(q: dict[str, Any]) -> tuple[date, date, date]:
+    """(start, end, as_of) of a quarter's default chart: the quarter and ~2 months before it,
+    up to its period end, never past its `as_of`."""
+    end = min(q["period_end"], q["as_of"])
+    return q["period_end"] - timedelta(days=LEAD_DAYS), end, q["as_of"]
+
+
+def chart_series(
+    con: duckdb.DuckDBPyConnection,
+    ticker: str,
+    start: date | None = None,
+    end: date | None = None,
+    *,
+    as_of: date | None = None,
+    quarter: str | date | None = None,
+    lag_days: int = DEFAULT_LAG,
+) -> dict[str, Any]:
+    """Daily series for the charts: dates, adj_close, ma_20, ema_20, volume, obv, macd,
+    macd_signal, rsi_14 (lists, None where a signal is undefined).
+
+    With `quarter` (a key, date or None for the latest), `start`/`end` default to the
+    quarter plus ~2 months before it (`LEAD_DAYS`) and `as_of` to the quarter's. No row after
+    `as_of` is ever returned, whatever `end` says.
+    """
+    t = check_ticker(con, ticker)
+    period_end = None
+    if quarter is not None or start is None or end is None:
+        qs = quarters(con, t, lag_days)
+        if qs:
+            q = qs[find_quarter(qs, quarter)]
+            period_end = q["period_end"]
+            q_start, q_end, q_as_of = chart_window(q)
+            start, end, as_of = start or q_start, end or q_end, as_of or q_as_of
+    if as_of is not None:
+        end = min(end, as_of) if end else as_of
+    rows = con.execute(
+        """SELECT s.date, s.adj_close, s.ma_20, s.ema_20, p.volume, s.obv, s.macd,
+                  s.macd_signal, s.rsi_14
+        FROM signals s JOIN prices p ON p.ticker = s.ticker AND p.date = s.date
+        WHERE s.ticker = ? AND (? IS NULL OR s.date >= ?) AND (? IS NULL OR s.date <= ?)
+        ORDER BY s.date""",
+        [t, start, start, end, end],
+    ).fetchall()
+    cols = list(zip(*rows, strict=True)) if rows else [()] * (1 + len(CHART_FIELDS))
+    out: dict[str, Any] = {
+        "ticker": t,
+        "start": start,
+        "end": end,
+        "as_of": as_of,
+        "period_end": period_end,
+        "dates": list(cols[0]),
+    }
+    for name, values in zip(CHART_FIELDS, cols[1:], strict=True):
+        out[name] = [None if v is None or v != v else float(v) for v in values]
+    return out

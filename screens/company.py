@@ -1,0 +1,175 @@
+"""Company screen: one ticker, one quarter at a time, point in time.
+
+Header: the company and the point-in-time badge ("as of D: filings up to 10-K filed D").
+← / → step through the quarters with data (default: the latest); the fundamentals table shows
+the nine Table 6 ratios visible at the quarter's `as_of` with the previous quarter's values and
+each value's source and filing; four charts show price (MA/EMA), volume (OBV), MACD and RSI
+around the quarter, never past `as_of`. `q` opens the questions about this company and quarter.
+
+All queries run in one exclusive thread worker (`fintrade_tui.store.company`); its result is
+applied on the UI thread from `Worker.StateChanged`. A result for a quarter the user has
+already stepped past is dropped.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Grid, Horizontal
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+from textual.worker import Worker, WorkerState
+
+from fintrade_tui.store.company import (
+    chart_series,
+    chart_window,
+    display_rows,
+    quarter_label,
+    quarter_view,
+    quarters,
+)
+from fintrade_tui.ui.charts import MacdChart, PriceChart, RsiChart, SeriesChart, VolumeChart
+
+COLUMNS = ("Ratio", "Value", "Previous quarter", "Change", "Source", "Filing")
+
+
+class CompanyScreen(Screen):
+    """Fundamentals and charts of one company at one quarter, as of that quarter's filing."""
+
+    CSS = """
+    CompanyScreen #company-head { height: 1; padding: 0 1; }
+    CompanyScreen #company-name { width: 1fr; text-style: bold; }
+    CompanyScreen #company-badge { width: auto; color: $warning; }
+    CompanyScreen #company-quarter { height: 1; padding: 0 1; color: $accent; }
+    CompanyScreen #company-fundamentals { height: 11; margin: 0 1; }
+    CompanyScreen #company-charts { grid-size: 2 2; height: 1fr; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "step(-1)", "Prev quarter", id="company.prev_quarter"),
+        Binding("right", "step(1)", "Next quarter", id="company.next_quarter"),
+        Binding("home", "jump(0)", "First", show=False, id="company.first_quarter"),
+        Binding("end", "jump(-1)", "Latest", show=False, id="company.last_quarter"),
+        Binding("q", "questions", "Questions", id="company.questions"),
+        Binding("escape", "back", "Back", id="company.back"),
+    ]
+
+    def __init__(self, ticker: str, quarter: str | date | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.ticker = ticker.strip().upper()
+        self.requested = quarter
+        self.quarters: list[dict[str, Any]] = []
+        self.index: int | None = None
+        self.view: dict[str, Any] | None = None  # the quarter shown (set on the UI thread)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="company-head"):
+            yield Static(self.ticker, id="company-name")
+            yield Static("", id="company-badge")
+        yield Static("loading…", id="company-quarter")
+        table: DataTable = DataTable(id="company-fundamentals", show_cursor=False)
+        table.can_focus = False  # ← / → belong to the quarter stepper
+        table.add_columns(*COLUMNS)
+        yield table
+        with Grid(id="company-charts"):
+            yield PriceChart(id="chart-price")
+            yield VolumeChart(id="chart-volume")
+            yield MacdChart(id="chart-macd")
+            yield RsiChart(id="chart-rsi")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = self.ticker
+        self.load(self.requested, first=True)
+
+    # -- data ------------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="company", exit_on_error=False)
+    def load(self, quarter: str | date | None, first: bool = False) -> dict[str, Any]:
+        """View + chart series of one quarter (and on the first load, the quarter list)."""
+        lag = self.app.cfg.fundamentals.estimated_lag_days
+        cur = self.app.store()
+        try:
+            qs = quarters(cur, self.ticker, lag) if first else None
+            view = quarter_view(cur, self.ticker, quarter, lag)
+            start, end, as_of = chart_window(view["quarter"])
+            series = chart_series(cur, self.ticker, start, end, as_of=as_of)
+        finally:
+            cur.close()
+        return {"quarters": qs, "view": view, "series": series}
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "company":
+            return
+        if event.state == WorkerState.SUCCESS:
+            self.show(event.worker.result)
+        elif event.state == WorkerState.ERROR:
+            error = event.worker.error
+            self.query_one("#company-quarter", Static).update(f"could not load: {error}")
+            self.app.notify_error(f"Company {self.ticker}", error)
+
+    def show(self, result: dict[str, Any]) -> None:
+        view = result["view"]
+        if result["quarters"] is not None:
+            self.quarters = result["quarters"]
+            self.index = view["index"]
+        if view["index"] != self.index:
+            return  # the user has stepped on; that quarter's worker is running
+        self.view = view
+        name = " · ".join(
+            x
+            for x in (
+                view["ticker"],
+                view["name"],
+                " / ".join(x for x in (view["sector"], view["industry"]) if x),
+            )
+            if x
+        )
+        self.query_one("#company-name", Static).update(name)
+        self.query_one("#company-badge", Static).update(f"PIT {view['badge']}")
+        close = f" · close {view['close']:.2f} on {view['price_date']}" if view["close"] else ""
+        self.query_one("#company-quarter", Static).update(
+            f"◀ {quarter_label(view)} ▶{close}   (←/→ quarters, q questions)"
+        )
+        table = self.query_one("#company-fundamentals", DataTable)
+        table.clear()
+        for row in display_rows(view):
+            table.add_row(*row)
+        for chart in self.query(SeriesChart):
+            chart.set_series(result["series"])
+
+    # -- actions ---------------------------------------------------------------------------
+    def _go(self, index: int) -> None:
+        if self.index is None or not self.quarters:
+            return
+        index = max(0, min(index, len(self.quarters) - 1))
+        if index == self.index:
+            self.app.bell()
+            return
+        self.index = index
+        q = self.quarters[index]
+        self.query_one("#company-quarter", Static).update(f"◀ {q['key']} … loading ▶")
+        self.load(q["key"])
+
+    def action_step(self, delta: int) -> None:
+        if self.index is not None:
+            self._go(self.index + delta)
+
+    def action_jump(self, index: int) -> None:
+        self._go(index if index >= 0 else len(self.quarters) + index)
+
+    def action_questions(self) -> None:
+        if self.index is None or not self.quarters:
+            return
+        q = self.quarters[self.index]
+        try:
+            self.app.action_goto("questions", ticker=self.ticker, quarter_end=q["period_end"])
+        except Exception as exc:
+            self.app.notify_error("Questions", exc)
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()

@@ -1,0 +1,262 @@
+"""Questions screen: the question bank as a table with filters (category, ticker, quarter,
+resolution/coverage status) and a detail panel for the highlighted question — text, tickers,
+as_of, window, golden indicators, oracle values with provenance, reference answer, coverage
+gaps. `a` (or Enter) opens the question in the Arena.
+
+The bank is read once in a worker thread; filtering is in memory on the UI thread."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Label, Markdown, Select, Static
+from textual.worker import Worker, WorkerState
+
+ALL = "*"
+CATEGORIES = ("F", "T", "FT")
+STATUSES = ("resolved", "unresolved", "full", "partial", "none", "unknown")
+
+
+def quarter_end(d: date) -> date:
+    """The last day of the calendar quarter holding `d`."""
+    q_month = (d.month - 1) // 3 * 3 + 3
+    nxt = date(d.year + (q_month == 12), q_month % 12 + 1, 1)
+    return date.fromordinal(nxt.toordinal() - 1)
+
+
+def quarter_start(end: date) -> date:
+    """The first day of the calendar quarter ending (or holding) `end`."""
+    return date(end.year, (end.month - 1) // 3 * 3 + 1, 1)
+
+
+def filter_questions(
+    questions: list[Any],
+    category: str | None = None,
+    ticker: str | None = None,
+    quarter: date | None = None,
+    status: str | None = None,
+) -> list[Any]:
+    """Questions matching every given filter: category; a ticker among its tickers; as_of in
+    the calendar quarter holding `quarter`; resolution status or coverage equal to `status`."""
+    t = (ticker or "").strip().upper()
+    lo, hi = (quarter_start(quarter), quarter_end(quarter)) if quarter else (None, None)
+    return [
+        q
+        for q in questions
+        if (not category or q.category == category)
+        and (not t or t in q.tickers)
+        and (not quarter or (q.as_of is not None and lo <= q.as_of <= hi))
+        and (not status or status in (q.status, q.coverage))
+    ]
+
+
+def _value(select: Select) -> Any:
+    v = select.value
+    return None if v in (ALL, Select.NULL) else v
+
+
+class QuestionsScreen(Screen):
+    """The question bank: filters, table, detail; `a` opens the Arena on a question."""
+
+    TITLE = "Questions"
+    AUTO_FOCUS = "#questions"
+    CSS = """
+    QuestionsScreen #q-filters { height: 1; padding: 0 1; margin: 1 0 0 0; }
+    QuestionsScreen #q-filters Label { padding: 0 1 0 2; }
+    QuestionsScreen #q-filters Select { width: 16; }
+    QuestionsScreen #q-filters #q-quarter { width: 20; }
+    QuestionsScreen #q-filters Input { width: 12; }
+    QuestionsScreen #q-count { width: 1fr; padding: 0 2; color: $text-muted; }
+    QuestionsScreen #q-main { height: 1fr; margin: 1 0 0 0; }
+    QuestionsScreen #questions { width: 3fr; }
+    QuestionsScreen #q-detail-box { width: 2fr; border-left: tall $panel; padding: 0 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "arena", "Arena", id="questions.arena"),
+        Binding("c", "cycle_category", "Category", id="questions.category"),
+        Binding("s", "cycle_status", "Status", id="questions.status"),
+        Binding("slash", "focus_ticker", "Ticker", id="questions.ticker"),
+        Binding("escape", "focus_table", "Table", show=False, id="questions.table"),
+        Binding("r", "reload", "Reload", id="questions.reload"),
+    ]
+
+    def __init__(self, ticker: str | None = None, quarter_end: date | None = None) -> None:
+        super().__init__()
+        self.initial_ticker = (ticker or "").upper()
+        self.initial_quarter = quarter_end
+        self.questions: list[Any] = []
+        self.shown: list[Any] = []
+        self.options: dict[str, list[Any]] = {
+            "#q-category": [ALL, *CATEGORIES],
+            "#q-quarter": [ALL],
+            "#q-status": [ALL, *STATUSES],
+        }
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="q-filters"):
+            yield Label("Category")
+            yield Select(
+                [("All", ALL), *[(c, c) for c in CATEGORIES]],
+                value=ALL,
+                allow_blank=False,
+                id="q-category",
+                compact=True,
+            )
+            yield Label("Ticker")
+            yield Input(self.initial_ticker, placeholder="any", id="q-ticker", compact=True)
+            yield Label("Quarter")
+            yield Select([("All", ALL)], value=ALL, allow_blank=False, id="q-quarter", compact=True)
+            yield Label("Status")
+            yield Select(
+                [("All", ALL), *[(s, s) for s in STATUSES]],
+                value=ALL,
+                allow_blank=False,
+                id="q-status",
+                compact=True,
+            )
+            yield Static("", id="q-count")
+        with Horizontal(id="q-main"):
+            table: DataTable = DataTable(id="questions", cursor_type="row", zebra_stripes=True)
+            table.add_columns("ID", "Cat", "Tickers", "As of", "Status", "Coverage", "Question")
+            yield table
+            with VerticalScroll(id="q-detail-box"):
+                yield Markdown("", id="q-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.action_reload()
+
+    # -- loading (worker thread) --
+    @work(thread=True, exclusive=True, group="questions", exit_on_error=False)
+    def load_questions(self) -> list[Any]:
+        from fintrade_tui.store.workspace import load_questions
+
+        cur = self.app.workspace()
+        try:
+            return load_questions(cur)
+        finally:
+            cur.close()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker.name != "load_questions":
+            return
+        table = self.query_one("#questions", DataTable)
+        if event.state == WorkerState.ERROR:
+            table.loading = False
+            self.app.notify_error("Questions", worker.error)
+        elif event.state == WorkerState.SUCCESS:
+            table.loading = False
+            self._loaded(worker.result)
+
+    def _loaded(self, questions: list[Any]) -> None:
+        self.questions = questions
+        cats = [*CATEGORIES, *sorted({q.category for q in questions} - set(CATEGORIES))]
+        self.options["#q-category"] = [ALL, *cats]
+        self.query_one("#q-category", Select).set_options([("All", ALL), *[(c, c) for c in cats]])
+        quarters = {quarter_end(q.as_of) for q in questions if q.as_of}
+        if self.initial_quarter:
+            quarters.add(quarter_end(self.initial_quarter))
+        self.options["#q-quarter"] = [ALL, *sorted(quarters)]
+        select = self.query_one("#q-quarter", Select)
+        select.set_options([("All", ALL), *[(f"Q to {d}", d) for d in sorted(quarters)]])
+        if self.initial_quarter:
+            select.value = quarter_end(self.initial_quarter)
+            self.initial_quarter = None
+        self.refresh_table()
+
+    # -- filtering and display (UI thread) --
+    def refresh_table(self) -> None:
+        table = self.query_one("#questions", DataTable)
+        self.shown = filter_questions(
+            self.questions,
+            _value(self.query_one("#q-category", Select)),
+            self.query_one("#q-ticker", Input).value,
+            _value(self.query_one("#q-quarter", Select)),
+            _value(self.query_one("#q-status", Select)),
+        )
+        table.clear()
+        for q in self.shown:
+            text = " ".join(q.text.split())
+            table.add_row(
+                q.id,
+                q.category,
+                ", ".join(q.tickers[:3])
+                + (f" +{len(q.tickers) - 3}" if len(q.tickers) > 3 else ""),
+                q.as_of.isoformat() if q.as_of else "—",
+                q.status,
+                q.coverage,
+                text if len(text) <= 44 else text[:43] + "…",
+                key=q.id,
+            )
+        self.query_one("#q-count", Static).update(f"{len(self.shown)} of {len(self.questions)}")
+        self.show_detail(self.current())
+
+    def current(self) -> Any | None:
+        table = self.query_one("#questions", DataTable)
+        if not self.shown or table.cursor_row < 0 or table.cursor_row >= len(self.shown):
+            return None
+        return self.shown[table.cursor_row]
+
+    def show_detail(self, q: Any | None) -> None:
+        from fintrade_tui.exports.case_study import question_markdown
+
+        md = self.query_one("#q-detail", Markdown)
+        if q is None:
+            md.update("_No question matches the filters._" if self.questions else "")
+        else:
+            md.update(question_markdown(q, oracle_as_list=True))
+
+    @on(DataTable.RowHighlighted, "#questions")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show_detail(self.current())
+
+    @on(DataTable.RowSelected, "#questions")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        self.action_arena()
+
+    @on(Select.Changed)
+    @on(Input.Changed, "#q-ticker")
+    def _filters_changed(self) -> None:
+        self.refresh_table()
+
+    @on(Input.Submitted, "#q-ticker")
+    def _ticker_done(self) -> None:
+        self.action_focus_table()
+
+    # -- actions --
+    def action_arena(self) -> None:
+        q = self.current()
+        if q is None:
+            self.notify("No question highlighted", severity="warning")
+            return
+        self.app.action_goto("arena", question_id=q.id)
+
+    def _cycle(self, select_id: str) -> None:
+        select = self.query_one(select_id, Select)
+        values = self.options[select_id]
+        i = values.index(select.value) if select.value in values else -1
+        select.value = values[(i + 1) % len(values)]
+
+    def action_cycle_category(self) -> None:
+        self._cycle("#q-category")
+
+    def action_cycle_status(self) -> None:
+        self._cycle("#q-status")
+
+    def action_focus_ticker(self) -> None:
+        self.query_one("#q-ticker", Input).focus()
+
+    def action_focus_table(self) -> None:
+        self.query_one("#questions", DataTable).focus()
+
+    def action_reload(self) -> None:
+        self.query_one("#questions", DataTable).loading = True
+        self.load_questions()

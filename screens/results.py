@@ -1,0 +1,343 @@
+"""Results screen: the accuracy matrix (model × condition × category, Δ vs No-RAG with
+significance marks, from the LLM judge's or the people's scores), the human–judge agreement
+table and a failure-case browser with filter toggles. Enter replays a case in the Arena
+(read-only); `x` writes its case study as Markdown.
+
+Every query runs in a worker thread on a workspace cursor; the bootstrap behind the accuracy
+table runs there too (with fewer resamples than the CLI), behind a loading state."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Checkbox, DataTable, Footer, Header, Label, Static, Switch
+from textual.worker import Worker, WorkerState
+
+from fintrade_tui.judging.failures import FILTER_LABELS, FILTERS
+
+RESAMPLES = 2000  # the bootstrap CIs are not shown here; Δ and the marks do not depend on them
+KEYS = {"rag_worse": "r", "disagree": "d", "contradicted": "c", "errors": "e", "unrated": "u"}
+AGREEMENT_COLUMNS = ("n", "mae", "bias", "spearman_rho", "exact", "within_1", "qwk")
+AGREEMENT_HEADERS = ("Dimension", "n", "MAE", "Bias", "ρ", "Exact", "±1", "κ (quad)")
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, int):
+        return str(v)
+    return f"{v:.2f}"
+
+
+def _numbers(numbers: dict[str, Any]) -> str:
+    """A case's figures on a few short lines."""
+    parts = []
+    for k, v in numbers.items():
+        if isinstance(v, dict):
+            v = ", ".join(f"{a} {_fmt(b) if not isinstance(b, str) else b}" for a, b in v.items())
+        elif isinstance(v, list):
+            v = "; ".join(
+                " ".join(_fmt(x) if isinstance(x, float) else str(x) for x in c.values() if x)
+                if isinstance(c, dict)
+                else str(c)
+                for c in v
+            )
+        elif isinstance(v, float):
+            v = _fmt(v)
+        parts.append(f"{k}: {v}")
+    return "\n".join(parts)
+
+
+class ResultsScreen(Screen):
+    """Accuracy matrix, human–judge agreement and the failure-case browser."""
+
+    TITLE = "Results"
+    AUTO_FOCUS = "#failures"
+    CSS = """
+    ResultsScreen #r-bar { height: 1; padding: 0 1; }
+    ResultsScreen #r-bar Label { padding: 0 1; }
+    ResultsScreen #r-bar Switch { height: 1; border: none; padding: 0; }
+    ResultsScreen #r-top { height: 1fr; }
+    ResultsScreen #acc-pane { width: 3fr; }
+    ResultsScreen #agr-pane { width: 2fr; border-left: tall $panel; }
+    ResultsScreen .title { text-style: bold; padding: 0 1; }
+    ResultsScreen #accuracy-note { color: $text-muted; padding: 0 1; height: auto; }
+    ResultsScreen #failures-pane { height: 1fr; border-top: tall $panel; }
+    ResultsScreen #f-toggles { height: 1; padding: 0 1; }
+    ResultsScreen #f-toggles Checkbox { height: 1; border: none; padding: 0 1; }
+    ResultsScreen #f-main { height: 1fr; }
+    ResultsScreen #failures { width: 3fr; }
+    ResultsScreen #case-detail { width: 2fr; border-left: tall $panel; padding: 0 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "replay", "Replay", id="results.replay"),
+        Binding("x", "export", "Export case", id="results.export"),
+        Binding("s", "toggle_scores", "LLM/human", id="results.scores"),
+        *[
+            Binding(key, f"toggle_filter('{name}')", FILTER_LABELS[name], id=f"results.{name}")
+            for name, key in KEYS.items()
+        ],
+        Binding("R", "reload", "Reload", id="results.reload"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cases: list[dict[str, Any]] = []
+        self.shown: list[dict[str, Any]] = []
+        self.kind = "llm"
+        self.table: dict[str, Any] | None = None
+        self._db = threading.Lock()  # one query at a time: stores may create tables on first use
+
+    def _title(self) -> str:
+        who = "LLM-judge" if self.kind == "llm" else "human"
+        return f"Accuracy % ({who} scores) by model × condition × category"
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="r-bar"):
+            yield Label("Scores:  LLM judge")
+            yield Switch(False, id="scores-switch")
+            yield Label("human  (s)")
+        with Horizontal(id="r-top"):
+            with Vertical(id="acc-pane"):
+                yield Static(self._title(), id="accuracy-title", classes="title")
+                acc: DataTable = DataTable(id="accuracy", cursor_type="none", zebra_stripes=True)
+                acc.add_columns("Model", "Condition", "F", "T", "FT", "Overall", "n")
+                yield acc
+                yield Static("", id="accuracy-note")
+            with Vertical(id="agr-pane"):
+                yield Static("Human–judge agreement", classes="title")
+                agr: DataTable = DataTable(id="agreement", cursor_type="none")
+                agr.add_columns(*AGREEMENT_HEADERS)
+                yield agr
+        with Vertical(id="failures-pane"):
+            with Horizontal(id="f-toggles"):
+                yield Label("Failure cases:")
+                for name, key in KEYS.items():
+                    yield Checkbox(f"{FILTER_LABELS[name]} ({key})", True, id=f"f-{name}")
+            with Horizontal(id="f-main"):
+                table: DataTable = DataTable(id="failures", cursor_type="row", zebra_stripes=True)
+                table.add_columns("Filter", "Question", "Cat", "Model", "Condition", "Runs", "Why")
+                yield table
+                yield Static("", id="case-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.action_reload()
+
+    # -- workers (threads: workspace cursors only, no widgets) --
+    @work(thread=True, exclusive=True, group="accuracy", exit_on_error=False)
+    def load_accuracy(self, kind: str) -> tuple[str, dict[str, Any] | None]:
+        from fintrade_tui.judging.session import score_rows
+        from fintrade_tui.stats.tables import accuracy_table
+
+        with self._db:
+            cur = self.app.workspace()
+            try:
+                rows = score_rows(cur, kind)
+            finally:
+                cur.close()
+        return kind, accuracy_table(rows, n_resamples=RESAMPLES) if rows else None
+
+    @work(thread=True, exclusive=True, group="agreement", exit_on_error=False)
+    def load_agreement(self) -> list[dict[str, Any]]:
+        from fintrade_tui.judging.session import agreement_pairs
+        from fintrade_tui.stats.agreement import agreement_table
+
+        with self._db:
+            cur = self.app.workspace()
+            try:
+                pairs = agreement_pairs(cur)
+            finally:
+                cur.close()
+        return agreement_table(pairs)
+
+    @work(thread=True, exclusive=True, group="failures", exit_on_error=False)
+    def load_failures(self) -> list[dict[str, Any]]:
+        from fintrade_tui.judging.failures import failure_cases
+
+        with self._db:
+            cur = self.app.workspace()
+            try:
+                return failure_cases(cur, None, self.app.cfg.judging.disagreement)
+            finally:
+                cur.close()
+
+    @work(thread=True, group="export", exit_on_error=False)
+    def export_case(self, run_ids: list[str]) -> str:
+        from fintrade_tui.exports.case_study import write_case_study
+
+        with self._db:
+            cur = self.app.workspace()
+            try:
+                return str(write_case_study(self.app.cfg, cur, run_ids))
+            finally:
+                cur.close()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        target = {
+            "load_accuracy": "#accuracy",
+            "load_agreement": "#agreement",
+            "load_failures": "#failures",
+        }.get(worker.name)
+        if event.state == WorkerState.ERROR:
+            if target:
+                self.query_one(target, DataTable).loading = False
+            self.app.notify_error(f"Results: {worker.name.replace('_', ' ')}", worker.error)
+        elif event.state == WorkerState.SUCCESS:
+            if target:
+                self.query_one(target, DataTable).loading = False
+            getattr(self, f"_{worker.name}")(worker.result)
+
+    # -- display (UI thread) --
+    def _load_accuracy(self, result: tuple[str, dict[str, Any] | None]) -> None:
+        from fintrade_tui.runs.evidence import LABELS
+        from fintrade_tui.stats.tables import COLUMNS, fmt_cell
+
+        kind, table = result
+        if kind != self.kind:
+            return
+        self.table = table
+        grid = self.query_one("#accuracy", DataTable)
+        grid.clear()
+        note = self.query_one("#accuracy-note", Static)
+        who = "LLM-judge" if kind == "llm" else "human"
+        if table is None:
+            note.update(f"No {who} scores yet.")
+            return
+        for model in table["models"]:
+            for cond in table["conditions"]:
+                cells = table["cells"][model][cond]
+                grid.add_row(
+                    model,
+                    LABELS.get(cond, cond),
+                    *[fmt_cell(cells[c]) for c in COLUMNS],
+                    str(cells["overall"]["n"]),
+                    key=f"{model}:{cond}",
+                )
+        base = LABELS.get(table["baseline"], table["baseline"])
+        note.update(
+            f"% = mean {who} accuracy score / 5 × 100. Δ vs {base}. * p<.05 ** p<.01 "
+            f"*** p<.001 (paired Wilcoxon, Holm over {table['n_lanes']} lanes). n = questions."
+        )
+
+    def _load_agreement(self, rows: list[dict[str, Any]]) -> None:
+        grid = self.query_one("#agreement", DataTable)
+        grid.clear()
+        for r in rows:
+            grid.add_row(r["dimension"], *[_fmt(r[k]) for k in AGREEMENT_COLUMNS])
+
+    def _load_failures(self, cases: list[dict[str, Any]]) -> None:
+        self.cases = cases
+        self.refresh_failures()
+
+    def _export_case(self, path: str) -> None:
+        self.notify(f"Case study written: {path}", title="Export", timeout=8)
+
+    def enabled(self) -> set[str]:
+        return {name for name in FILTERS if self.query_one(f"#f-{name}", Checkbox).value}
+
+    def refresh_failures(self) -> None:
+        on_now = self.enabled()
+        self.shown = [c for c in self.cases if c["filter"] in on_now]
+        grid = self.query_one("#failures", DataTable)
+        grid.clear()
+        for c in self.shown:
+            why = c["reason"] if len(c["reason"]) <= 28 else c["reason"][:27] + "…"
+            grid.add_row(
+                FILTER_LABELS[c["filter"]],
+                c["question_id"],
+                c["category"],
+                c["model"],
+                c["condition"],
+                ", ".join(c["run_ids"]),
+                why,
+                key=c["key"],
+            )
+        self.show_case(self.current())
+
+    def current(self) -> dict[str, Any] | None:
+        grid = self.query_one("#failures", DataTable)
+        if not self.shown or not 0 <= grid.cursor_row < len(self.shown):
+            return None
+        return self.shown[grid.cursor_row]
+
+    def show_case(self, case: dict[str, Any] | None) -> None:
+        detail = self.query_one("#case-detail", Static)
+        if case is None:
+            detail.update(
+                Text("No failure cases under these filters.", style="italic")
+                if self.cases or not self.enabled()
+                else Text("No failure cases.", style="italic")
+            )
+            return
+        text = Text()
+        text.append(f"{case['question_id']} ", style="bold")
+        text.append(f"({case['category']}, as of {case['as_of'] or '—'})\n", style="dim")
+        text.append(" ".join(case["question"].split()) + "\n\n")
+        text.append(f"{case['model']} · {case['condition']} · runs {', '.join(case['run_ids'])}\n")
+        text.append(f"{FILTER_LABELS[case['filter']]}: ", style="bold")
+        text.append(case["reason"] + "\n")
+        text.append(_numbers(case["numbers"]) + "\n\n", style="dim")
+        text.append(
+            "Enter: replay in the Arena (read-only) · x: export the case study", style="italic"
+        )
+        detail.update(text)
+
+    @on(DataTable.RowHighlighted, "#failures")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show_case(self.current())
+
+    @on(DataTable.RowSelected, "#failures")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        self.action_replay()
+
+    @on(Checkbox.Changed)
+    def _filter_changed(self) -> None:
+        self.refresh_failures()
+
+    @on(Switch.Changed, "#scores-switch")
+    def _scores_changed(self, event: Switch.Changed) -> None:
+        self.kind = "human" if event.value else "llm"
+        self.query_one("#accuracy-title", Static).update(self._title())
+        self.reload_accuracy()
+
+    # -- actions --
+    def action_toggle_filter(self, name: str) -> None:
+        self.query_one(f"#f-{name}", Checkbox).toggle()
+
+    def action_toggle_scores(self) -> None:
+        self.query_one("#scores-switch", Switch).toggle()
+
+    def action_replay(self) -> None:
+        case = self.current()
+        if case is None:
+            self.notify("No case highlighted", severity="warning")
+            return
+        self.app.action_goto("arena", run_ids=list(case["run_ids"]), read_only=True)
+
+    def action_export(self) -> None:
+        case = self.current()
+        if case is None:
+            self.notify("No case highlighted", severity="warning")
+            return
+        self.export_case(list(case["run_ids"]))
+
+    def reload_accuracy(self) -> None:
+        self.query_one("#accuracy", DataTable).loading = True
+        self.load_accuracy(self.kind)
+
+    def action_reload(self) -> None:
+        self.reload_accuracy()
+        self.query_one("#agreement", DataTable).loading = True
+        self.load_agreement()
+        self.query_one("#failures", DataTable).loading = True
+        self.load_failures()

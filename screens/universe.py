@@ -1,0 +1,165 @@
+"""Universe screen: every ticker in the store, filtered as you type; Enter opens the company.
+
+The table has the focus; typing letters or digits goes to the filter (so single-key bindings
+stay usable), `/` focuses the filter, ↓ goes back to the table, Escape clears the filter.
+The store and workspace queries run in a thread worker; the table is filled on the UI thread
+from the worker's result (`Worker.StateChanged`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual import events, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.worker import Worker, WorkerState
+
+from fintrade_tui.store.company import filter_universe, question_counts, universe
+
+COLUMNS = ("Ticker", "Name", "Sector", "Industry", "Prices", "Filings", "Questions")
+
+
+def _cells(r: dict[str, Any]) -> tuple[str, ...]:
+    prices = f"{r['first_price']} – {r['last_price']}" if r["first_price"] else "—"
+    questions = "—" if r["questions"] is None else str(r["questions"])
+    return (
+        r["ticker"],
+        (r["name"] or "")[:34],
+        r["sector"] or "",
+        (r["industry"] or "")[:30],
+        prices,
+        str(r["filings"]),
+        questions,
+    )
+
+
+class UniverseScreen(Screen):
+    """Tickers with name, sector, price range, filings and questions."""
+
+    AUTO_FOCUS = "#universe-table"
+    CSS = """
+    UniverseScreen #universe-filter { margin: 0 1; }
+    UniverseScreen #universe-count { height: 1; padding: 0 2; color: $text-muted; }
+    UniverseScreen #universe-table { height: 1fr; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "focus_filter", "Filter", id="universe.filter"),
+        Binding("escape", "clear_filter", "Clear filter", id="universe.clear"),
+        Binding("down", "focus_table", "Table", show=False, id="universe.table"),
+        Binding("enter", "open", "Open", id="universe.open"),
+    ]
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.rows: list[dict[str, Any]] = []
+        self.shown: list[dict[str, Any]] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Input(
+            placeholder="type to filter: ticker, name, sector or industry",
+            id="universe-filter",
+            select_on_focus=False,
+        )
+        yield Static("loading the universe…", id="universe-count")
+        table: DataTable = DataTable(id="universe-table", cursor_type="row", zebra_stripes=True)
+        table.add_columns(*COLUMNS)
+        yield table
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "Universe"
+        self.load()
+
+    # -- data ------------------------------------------------------------------------------
+    @work(thread=True, exclusive=True, group="universe", exit_on_error=False)
+    def load(self) -> list[dict[str, Any]]:
+        counts: dict[str, int] | None = None
+        try:
+            ws = self.app.workspace()
+            try:
+                counts = question_counts(ws)
+            finally:
+                ws.close()
+        except Exception as exc:  # the universe still shows without question counts
+            self.app.call_from_thread(self.app.notify_error, "Workspace", exc)
+        cur = self.app.store()
+        try:
+            return universe(cur, counts)
+        finally:
+            cur.close()
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "universe":
+            return
+        if event.state == WorkerState.SUCCESS:
+            self.rows = event.worker.result or []
+            self.refilter()
+        elif event.state == WorkerState.ERROR:
+            self.query_one("#universe-count", Static).update("the store could not be read")
+            self.app.notify_error("Universe", event.worker.error)
+
+    def refilter(self) -> None:
+        text = self.query_one("#universe-filter", Input).value
+        self.shown = filter_universe(self.rows, text)
+        table = self.query_one("#universe-table", DataTable)
+        table.clear()
+        for r in self.shown:
+            table.add_row(*_cells(r), key=r["ticker"])
+        note = f" matching {text.strip()!r}" if text.strip() else ""
+        self.query_one("#universe-count", Static).update(
+            f"{len(self.shown)} of {len(self.rows)} tickers{note} · Enter opens · / filters"
+        )
+
+    # -- events ----------------------------------------------------------------------------
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.refilter()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_open()
+
+    def on_key(self, event: events.Key) -> None:
+        """Type-to-filter: a letter or digit typed on the table goes to the filter."""
+        char = event.character
+        if char and char.isalnum() and isinstance(self.focused, DataTable):
+            event.stop()
+            event.prevent_default()
+            box = self.query_one("#universe-filter", Input)
+            box.focus()
+            box.insert_text_at_cursor(char)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if event.row_key.value:
+            self.open_ticker(event.row_key.value)
+
+    # -- actions ---------------------------------------------------------------------------
+    def action_focus_filter(self) -> None:
+        self.query_one("#universe-filter", Input).focus()
+
+    def action_focus_table(self) -> None:
+        self.query_one("#universe-table", DataTable).focus()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one("#universe-filter", Input)
+        box.value = ""
+        self.action_focus_table()
+
+    def action_open(self) -> None:
+        """Open the highlighted ticker (from the filter: the best match, i.e. the first row)."""
+        table = self.query_one("#universe-table", DataTable)
+        if not self.shown:
+            self.app.bell()
+            return
+        row = min(max(table.cursor_row, 0), len(self.shown) - 1)
+        self.open_ticker(self.shown[row]["ticker"])
+
+    def open_ticker(self, ticker: str) -> None:
+        try:
+            self.app.action_goto("company", ticker=ticker)
+        except Exception as exc:
+            self.app.notify_error("Company", exc)

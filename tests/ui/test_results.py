@@ -1,0 +1,242 @@
+"""Pilot tests of the Results and Questions screens on a hand-populated workspace (see
+tests/unit/test_failures_export.py): the matrix equals accuracy_table, each failure toggle
+changes the cases listed, Enter replays in the Arena, `x` writes the case study; the Questions
+screen filters and shows a question's detail; a snapshot of the Results screen."""
+
+from __future__ import annotations
+
+import contextlib
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fintrade_tui.screens.questions import QuestionsScreen, filter_questions
+from fintrade_tui.screens.results import KEYS, RESAMPLES, ResultsScreen
+from textual.pilot import Pilot
+from textual.widgets import Checkbox, DataTable, Markdown, Select, Static
+from textual.worker import WorkerFailed
+
+from fintrade_tui.config import Config
+from fintrade_tui.judging.failures import FILTERS
+from fintrade_tui.judging.session import agreement_pairs, score_rows
+from fintrade_tui.runs.evidence import LABELS
+from fintrade_tui.stats.agreement import agreement_table
+from fintrade_tui.stats.tables import COLUMNS, accuracy_table, fmt_cell
+from fintrade_tui.store.workspace import open_workspace
+from fintrade_tui.ui.app import FinTradeApp
+from tests.unit.test_failures_export import EXPECTED, QUESTIONS, populate
+
+SIZE = (160, 48)
+
+
+@pytest.fixture
+def ui_cfg(built_store: Config, tmp_path: Path) -> Config:
+    """The session store with a workspace of its own, populated by hand."""
+    cfg = built_store.model_copy(deep=True)
+    cfg.workspace = tmp_path / "workspace.duckdb"
+    con = open_workspace(cfg.workspace)
+    populate(con)
+    con.close()
+    return cfg
+
+
+def _expected_tables(cfg: Config) -> dict[str, Any]:
+    con = open_workspace(cfg.workspace)
+    try:
+        out = {
+            k: accuracy_table(score_rows(con, k), n_resamples=RESAMPLES) for k in ("llm", "human")
+        }
+        out["agreement"] = agreement_table(agreement_pairs(con))
+    finally:
+        con.close()
+    return out
+
+
+async def settle(pilot: Pilot) -> None:
+    """Let the screen's workers finish and their results reach the widgets."""
+    for _ in range(3):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    def __call__(self, name: str, **kwargs: Any) -> None:
+        self.calls.append((name, kwargs))
+
+
+def _cells(table: DataTable) -> list[list[str]]:
+    return [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+def _listed(screen: ResultsScreen) -> list[tuple[str, list[str]]]:
+    table = screen.query_one("#failures", DataTable)
+    keys = [table.coordinate_to_cell_key((i, 0)).row_key.value for i in range(table.row_count)]
+    assert keys == [c["key"] for c in screen.shown]
+    return [(c["filter"], c["run_ids"]) for c in screen.shown]
+
+
+ALL_CASES = [(f, ids) for f in FILTERS for ids in EXPECTED[f]]
+
+
+async def test_matrix_equals_accuracy_table_for_llm_and_human(ui_cfg: Config) -> None:
+    expected = _expected_tables(ui_cfg)
+    app = FinTradeApp(ui_cfg, start="results")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ResultsScreen)
+        for kind in ("llm", "human"):
+            table = expected[kind]
+            grid = screen.query_one("#accuracy", DataTable)
+            assert not grid.loading
+            want = [
+                [
+                    m,
+                    LABELS[c],
+                    *[fmt_cell(table["cells"][m][c][k]) for k in COLUMNS],
+                    str(table["cells"][m][c]["overall"]["n"]),
+                ]
+                for m in table["models"]
+                for c in table["conditions"]
+            ]
+            assert _cells(grid) == want
+            assert screen.kind == kind
+            if kind == "llm":
+                assert _cells(grid)[1][2] == "40.0 (-50.0%)"  # alpha RAG F: 2 / 5 vs 4 / 5
+                await pilot.press("s")  # switch to the people's scores
+                await settle(pilot)
+        agreement = screen.query_one("#agreement", DataTable)
+        rows = _cells(agreement)
+        assert [r[0] for r in rows] == [r["dimension"] for r in expected["agreement"]]
+        assert [r[1] for r in rows] == [str(r["n"]) for r in expected["agreement"]]
+        assert rows[0][2] == f"{expected['agreement'][0]['mae']:.2f}"
+
+
+async def test_failure_toggles_change_the_listed_cases(ui_cfg: Config) -> None:
+    app = FinTradeApp(ui_cfg, start="results")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert _listed(screen) == ALL_CASES
+        for name in FILTERS:
+            await pilot.press(KEYS[name])
+            await pilot.pause()
+            assert screen.query_one(f"#f-{name}", Checkbox).value is False
+            assert _listed(screen) == [c for c in ALL_CASES if c[0] != name]
+            await pilot.press(KEYS[name])
+            await pilot.pause()
+            assert _listed(screen) == ALL_CASES
+        # only errors, then nothing
+        for name in FILTERS:
+            if name != "errors":
+                await pilot.press(KEYS[name])
+        await pilot.pause()
+        assert _listed(screen) == [("errors", ["r05"]), ("errors", ["r06"])]
+        await pilot.press("e")
+        await pilot.pause()
+        assert _listed(screen) == []
+        assert "No failure cases" in str(screen.query_one("#case-detail", Static).render())
+
+
+async def test_enter_replays_read_only_and_x_exports(ui_cfg: Config) -> None:
+    app = FinTradeApp(ui_cfg, start="results")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        goto = Recorder()
+        app.action_goto = goto  # the Arena is another screen's business
+        notes: list[str] = []
+        notify = app.notify
+        app.notify = lambda message, **kw: (notes.append(str(message)), notify(message, **kw))
+        screen = app.screen
+        index = next(i for i, c in enumerate(screen.shown) if c["filter"] == "contradicted")
+        screen.query_one("#failures", DataTable).move_cursor(row=index)
+        await pilot.pause()
+        assert "2 figures: 1 supported, 1 contradicted" in str(
+            screen.query_one("#case-detail", Static).render()
+        )
+        await pilot.press("enter")
+        await pilot.pause()
+        assert goto.calls == [("arena", {"run_ids": ["r02"], "read_only": True})]
+        await pilot.press("x")
+        await settle(pilot)
+        path = ui_cfg.store.parent / "exports" / "case-F1-r02.md"
+        try:
+            assert notes == [f"Case study written: {path}"]
+            text = path.read_text(encoding="utf-8")
+            assert "# Case study: F1" in text and "| CONTRADICTED | AAPL | roe |" in text
+            assert "> Apple's ROE is 0.90 and its D/E is 1.87." in text
+        finally:
+            path.unlink(missing_ok=True)
+        # an error is shown in place; the app stays up
+        worker = screen.export_case(["nope"])
+        with contextlib.suppress(WorkerFailed):
+            await worker.wait()
+        await pilot.pause()
+        assert notes[-1].startswith("run 'nope': not found") and app.is_running
+
+
+async def test_questions_filter_by_category_and_show_detail(ui_cfg: Config) -> None:
+    app = FinTradeApp(ui_cfg, start="questions")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, QuestionsScreen)
+        table = screen.query_one("#questions", DataTable)
+        ids = lambda: [table.get_row_at(i)[0] for i in range(table.row_count)]  # noqa: E731
+        assert ids() == ["F1", "FT3", "T2", "X9"]
+        await pilot.press("c")  # category: All -> F
+        await pilot.pause()
+        assert screen.query_one("#q-category", Select).value == "F"
+        assert ids() == ["F1", "X9"]
+        screen.query_one("#q-category", Select).value = "T"
+        await pilot.pause()
+        assert ids() == ["T2"]
+        detail = screen.query_one("#q-detail", Markdown).source
+        assert QUESTIONS[1].text in detail and "**Tickers:** MSFT" in detail
+        assert "**MSFT rsi_14** = 51.2" in detail and "No: the RSI was near 50." in detail
+        screen.query_one("#q-category", Select).value = "FT"
+        await pilot.pause()
+        detail = screen.query_one("#q-detail", Markdown).source
+        assert "NVDA:roe: no filing" in detail  # coverage gaps
+        await pilot.press("s")  # status: All -> resolved
+        await pilot.pause()
+        assert ids() == ["FT3"]
+        goto = Recorder()
+        app.action_goto = goto
+        await pilot.press("a")
+        await pilot.press("enter")
+        assert goto.calls == [("arena", {"question_id": "FT3"})] * 2
+
+
+async def test_questions_opened_on_a_ticker_or_a_quarter(ui_cfg: Config) -> None:
+    app = FinTradeApp(ui_cfg, start="results")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await app.push_screen(QuestionsScreen(ticker="aapl"))
+        await settle(pilot)
+        table = app.screen.query_one("#questions", DataTable)
+        assert [table.get_row_at(i)[0] for i in range(table.row_count)] == ["F1"]
+        app.pop_screen()
+        await app.push_screen(QuestionsScreen(quarter_end=date(2024, 9, 30)))
+        await settle(pilot)
+        table = app.screen.query_one("#questions", DataTable)
+        assert [table.get_row_at(i)[0] for i in range(table.row_count)] == ["T2"]
+        assert app.screen.query_one("#q-quarter", Select).value == date(2024, 9, 30)
+
+
+def test_filter_questions_by_quarter_and_status() -> None:
+    assert [q.id for q in filter_questions(QUESTIONS, quarter=date(2024, 12, 31))] == ["F1"]
+    assert [q.id for q in filter_questions(QUESTIONS, quarter=date(2025, 5, 1))] == ["FT3"]
+    assert [q.id for q in filter_questions(QUESTIONS, status="partial")] == ["FT3"]
+    assert [q.id for q in filter_questions(QUESTIONS, status="unresolved")] == ["X9"]
+    assert [q.id for q in filter_questions(QUESTIONS, "F", "aapl")] == ["F1"]
+
+
+def test_results_snapshot(ui_cfg: Config, snap_compare) -> None:
+    app = FinTradeApp(ui_cfg, start="results")
+    assert snap_compare(app, terminal_size=SIZE, run_before=settle)
