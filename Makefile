@@ -23,8 +23,10 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 demo: venv
-	$(BIN)/fintrade-tui ingest
-	$(BIN)/fintrade-tui snapshot AAPL --as-of 2024-11-01
+	# the store is built once (about 1.5 min); then the explorer opens on the bundle, offline,
+	# with the local model (RAG indexes a question's companies on its first run)
+	test -f data/fintrade.duckdb || $(BIN)/fintrade-tui ingest
+	$(BIN)/fintrade-tui tui
 
 lint: venv
 	$(BIN)/ruff check .

@@ -19,9 +19,13 @@ from fintrade_tui.cli import Ctx, friendly, main
 @friendly
 def tui(obj: Ctx, model: str | None, screen: str) -> None:
     """Open the explorer: universe, company dashboard, questions, arena, results."""
-    from fintrade_tui.runs.readiness import ensure_store
+    from fintrade_tui.runs.readiness import ensure_questions, ensure_store
+    from fintrade_tui.store.workspace import open_workspace
     from fintrade_tui.ui.app import FinTradeApp
 
     cfg = obj.cfg
-    ensure_store(cfg, lambda msg: click.echo(msg, err=True))
+    say = lambda msg: click.echo(msg, err=True)  # noqa: E731
+    ensure_store(cfg, say)
+    with open_workspace(cfg.workspace) as ws:
+        ensure_questions(cfg, ws, say)  # a fresh clone: the bundle's seed questions
     FinTradeApp(cfg, model, start=screen).run()

@@ -4,6 +4,7 @@ from the configured bundle, offline, with progress."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -40,16 +41,21 @@ def ensure_questions(cfg: Config, ws: Any, say: Say) -> None:
         save_questions(ws, [r.evidence(r.resolve(q)) for q in read_questions(seeds, None)])
 
 
+_INDEXING = threading.Lock()  # concurrent RAG runs of one process build the index once
+
+
 def ensure_index(cfg: Config, tickers: list[str], say: Say, progress: Reporter = None) -> None:
     """Index the tickers RAG needs that the index does not hold yet (others stay as they are)."""
     from fintrade_tui.retrieval.index import Index
 
-    index = Index(cfg)
-    missing = [t for t in tickers if t not in index.tickers()]
-    if not missing:
-        return
-    say(f"indexing {', '.join(missing[:8])}{'...' if len(missing) > 8 else ''} for RAG (once)")
-    # the index takes a (label, total) -> tick callable, like the CLI's `index` command gives it
-    start = (lambda label, total: progress.start(label, total)) if progress else None
-    with connect(cfg.store) as con:
-        index.build(con, start, missing)
+    with _INDEXING:
+        index = Index(cfg)
+        missing = [t for t in tickers if t not in index.tickers()]
+        if not missing:
+            return
+        names = ", ".join(missing[:8]) + ("..." if len(missing) > 8 else "")
+        say(f"indexing {names} for RAG (once)")
+        # the index takes a (label, total) -> tick callable, as the `index` command gives it
+        start = (lambda label, total: progress.start(label, total)) if progress else None
+        with connect(cfg.store) as con:
+            index.build(con, start, missing)

@@ -85,6 +85,11 @@ class Runner:
                 f"condition {spec.condition!r}", "is unknown", f"use {', '.join(CONDITIONS)}"
             )
         m = llm.model_spec(self.cfg, spec.model)
+        if spec.condition == "rag" and spec.question.tickers:
+            from fintrade_tui.runs.readiness import ensure_index
+
+            # a fresh workspace (the TUI's first RAG run): index the question's tickers once
+            ensure_index(self.cfg, list(spec.question.tickers), lambda msg: None)
         with connect(self.cfg.store, read_only=True) as con:
             evidence = build_evidence(
                 spec.condition, spec.question, ConditionContext(self.cfg, con)
