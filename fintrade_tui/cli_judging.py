@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 import click
@@ -48,12 +47,12 @@ def judge(obj: Ctx, run_ids, batch, panel, model, force, concurrency, as_json) -
     _table(rows, f"{len(rows)} runs judged by {name}" + (" (panel)" if panel else ""))
     for r in saved:
         if r["status"] != "ok":
-            err = json.loads(r["detail"] or "{}").get("error")
+            err = r["detail"].get("error")
             console.print(f"[red]{r['run_id']}[/] judge failure: {err}", highlight=False)
 
 
 def _judged(r: dict[str, Any]) -> dict[str, Any]:
-    d = json.loads(r["detail"] or "{}") if isinstance(r["detail"], str) else r["detail"] or {}
+    d = r["detail"] or {}
     prf = d.get("golden_prf") or {}
     audit = (d.get("audit") or {}).get("summary") or {}
     return {

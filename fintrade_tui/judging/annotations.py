@@ -122,7 +122,7 @@ class ScoreStore(LockedTable):
                 f"INSERT INTO scores ({', '.join(_COLUMNS)}) VALUES ({marks})",
                 [row[c] for c in _COLUMNS],
             )
-        return row
+        return row | {"detail": s.detail or {}}  # as latest() returns it
 
     def latest(
         self, kind: str | None = None, run_ids: list[str] | None = None, status: str | None = "ok"

@@ -128,7 +128,8 @@ class Runner:
             "best_of": spec.best_of,
             "as_of": spec.question.as_of,
         }
-        run_id = self.runs.start(row)
+        # store writes off the event loop: a TUI keeps drawing while three runs start
+        run_id = await asyncio.to_thread(self.runs.start, row)
         started = time.monotonic()
         usage = llm.Usage()
         answer: list[str] = []
@@ -140,7 +141,8 @@ class Runner:
             async with asyncio.timeout(m.timeout):
                 prep = await asyncio.to_thread(self.prepare, spec)
                 tool_calls = prep.evidence.tool_calls
-                self.runs.finish(
+                await asyncio.to_thread(
+                    self.runs.finish,
                     run_id,
                     prompt=prep.prompt_text,
                     prompt_hash=prep.prompt_hash,

@@ -1,0 +1,361 @@
+"""Arena widgets: an answer pane (a streamed Markdown answer anchored to its end, a status line,
+the judge's and the analyst's scores inline) and the evidence panel of the focused pane with its
+passage modal. Every widget here only shows state: the Arena screen owns the workers that fill
+them."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import LoadingIndicator, Markdown, OptionList, Static
+from textual.widgets.option_list import Option
+
+from fintrade_tui.judging.annotations import DIMENSIONS
+from fintrade_tui.runs.arena_core import (
+    Clock,
+    Row,
+    audit_rows,
+    disagreements,
+    judge_detail,
+    prf_line,
+    record_status,
+    scores_text,
+    status_line,
+)
+
+VERDICT_STYLE = {"SUPPORTED": "green", "CONTRADICTED": "bold red", "NOT_FOUND": "yellow"}
+FINISHED = ("completed", "error", "timeout", "cancelled", "interrupted")
+
+
+_PARSER: Any = None
+
+
+def _parser() -> Any:
+    """One markdown-it parser for every pane (Markdown builds a new one per append by default;
+    building it costs about as much as parsing a fragment)."""
+    global _PARSER
+    if _PARSER is None:
+        from markdown_it import MarkdownIt
+
+        _PARSER = MarkdownIt("gfm-like")
+    return _PARSER
+
+
+class _Body(VerticalScroll, can_focus=False):
+    """The scrolling part of a pane; the pane itself takes focus."""
+
+
+class AnswerPane(Vertical, can_focus=True):
+    """One condition's answer: title, progress, streamed Markdown, scores, status line."""
+
+    DEFAULT_CSS = """
+    AnswerPane { width: 1fr; height: 1fr; border: round $panel-lighten-2; }
+    AnswerPane:focus { border: round $accent; }
+    AnswerPane > .pane-title { height: 1; padding: 0 1; text-style: bold; }
+    AnswerPane > LoadingIndicator { height: 1; }
+    AnswerPane > _Body { height: 1fr; }
+    AnswerPane Markdown { margin: 0; padding: 0 1; }
+    AnswerPane .pane-scores { height: auto; padding: 0 1; }
+    AnswerPane > .pane-status { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
+    AnswerPane.-failed > .pane-status { color: $error; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "scroll('up')", show=False),
+        Binding("down", "scroll('down')", show=False),
+        Binding("pageup", "scroll('page_up')", show=False),
+        Binding("pagedown", "scroll('page_down')", show=False),
+        Binding("home", "scroll('home')", show=False),
+        Binding("end", "scroll('end')", show=False),
+    ]
+
+    class Focused(Message):
+        """The pane took focus: the evidence panel follows it."""
+
+        def __init__(self, pane: AnswerPane) -> None:
+            super().__init__()
+            self.pane = pane
+
+    def __init__(
+        self,
+        condition: str,
+        key: str,
+        *,
+        model: str = "",
+        hide_timings: bool = False,
+        threshold: int = 2,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.condition = condition
+        self.key = key  # the condition, or a run id when replaying
+        self.model = model
+        self.hide_timings = hide_timings
+        self.threshold = threshold  # judge vs human gap that is highlighted
+        self.label = ""
+        self.run_id: str | None = None
+        self.status = "idle"
+        self.error: str | None = None
+        self.clock: Clock | None = None
+        self.end: dict[str, Any] | None = None
+        self.evidence: Any = None  # an Evidence object (live) or a stored evidence dict
+        self.tool_calls: list[dict[str, Any]] | None = None  # None: those of `evidence`
+        self.worker: Any = None
+        self.judge: dict[str, Any] | None = None
+        self.human: dict[str, Any] | None = None
+        self.judging = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(classes="pane-title")
+        yield LoadingIndicator()
+        with _Body():
+            yield Markdown(parser_factory=_parser)
+            yield Static(classes="pane-scores")
+        yield Static(self.status, classes="pane-status")
+
+    def on_mount(self) -> None:
+        self.query_one(LoadingIndicator).display = False
+        self.query_one(".pane-scores", Static).display = False
+
+    @cached_property
+    def markdown(self) -> Markdown:
+        return self.query_one(Markdown)
+
+    @cached_property
+    def body(self) -> VerticalScroll:
+        return self.query_one(_Body)
+
+    @property
+    def running(self) -> bool:
+        return self.worker is not None and not self.worker.is_finished
+
+    @property
+    def finished(self) -> bool:
+        return self.status in FINISHED and not self.running
+
+    def on_focus(self) -> None:
+        self.post_message(self.Focused(self))
+
+    def action_scroll(self, how: str) -> None:
+        getattr(self.body, f"scroll_{how}")(animate=False)
+
+    def set_label(self, label: str) -> None:
+        self.label = label
+        self.query_one(".pane-title", Static).update(Text(label))
+
+    # -- the life of a run --
+    async def reset(self) -> None:
+        """Clear the answer and the scores for a new run."""
+        self.run_id, self.end, self.evidence, self.tool_calls = None, None, None, None
+        self.judge, self.human, self.error = None, None, None
+        self.clock = Clock()
+        self.remove_class("-failed")
+        await self.markdown.update("")
+        self.show_scores()
+        self.body.anchor(False)
+        self.body.scroll_home(animate=False, immediate=True)
+
+    def preparing(self, text: str = "preparing evidence…") -> None:
+        self.query_one(LoadingIndicator).display = True
+        self.set_status(text)
+
+    def started(self, run_id: str, evidence: Any) -> None:
+        self.run_id = run_id
+        self.evidence = evidence
+        self.query_one(LoadingIndicator).display = False
+        self.set_status("streaming")
+
+    def token(self) -> None:
+        if self.clock is not None:
+            self.clock.token()
+        # follow the end once the answer overflows (anchoring a short answer would pin it to
+        # the bottom of the pane); scrolling up releases the anchor until the end is reached
+        if not self.body.is_anchored and self.body.max_scroll_y > 0:
+            self.body.anchor()
+
+    def finish(self, end: dict[str, Any]) -> None:
+        self.end = end
+        if self.clock is not None:
+            self.clock.stop()
+        self._stopped(end.get("status") or "completed", end.get("error"))
+
+    def cancelled(self) -> None:
+        if self.clock is not None:
+            self.clock.stop()
+        self._stopped("cancelled", None)
+
+    def failed(self, error: str) -> None:
+        if self.clock is not None:
+            self.clock.stop()
+        self._stopped("error", error)
+
+    def _stopped(self, status: str, error: str | None) -> None:
+        self.query_one(LoadingIndicator).display = False
+        self.error = error
+        self.set_class(status in ("error", "timeout"), "-failed")
+        self.set_status(status)
+
+    async def replay(self, run: dict[str, Any]) -> None:
+        """Show a stored run: its answer, evidence, tool calls and recorded timings."""
+        self.run_id = run["id"]
+        self.end = run
+        self.evidence = run.get("evidence") or {"items": [], "notes": []}
+        self.tool_calls = run.get("tool_calls") or []
+        self.error = run.get("error")
+        await self.markdown.update(run.get("answer") or "")
+        self.set_class(run.get("status") in ("error", "timeout"), "-failed")
+        self.set_status(run.get("status") or "?")
+
+    def set_status(self, status: str) -> None:
+        self.status = status
+        self.refresh_status()
+
+    def refresh_status(self) -> None:
+        """Redraw the status line (timings tick while running)."""
+        if self.end is not None:
+            line = record_status(self.end | {"status": self.status}, self.hide_timings)
+        elif self.clock is not None:
+            c = self.clock
+            line = status_line(
+                self.status, c.ttft(), c.rate(), c.elapsed(), self.error, self.hide_timings
+            )
+        else:
+            line = status_line(self.status, error=self.error)
+        self.query_one(".pane-status", Static).update(Text(line))
+
+    # -- scores --
+    def show_scores(self) -> None:
+        """The analyst's score, then the judge's (scores, justifications, golden P/R/F1 and the
+        numeric audit), dimensions where they differ by the threshold or more highlighted."""
+        view = self.query_one(".pane-scores", Static)
+        if not (self.human or self.judge or self.judging):
+            view.display = False
+            return
+        view.display = True
+        view.update(score_text(self.human, self.judge, self.judging, self.threshold))
+
+
+def score_text(
+    human: dict[str, Any] | None, judge: dict[str, Any] | None, judging: bool, threshold: int
+) -> Text:
+    """The inline scores block of a pane."""
+    t = Text()
+    differ = disagreements(
+        judge if judge and judge.get("status") == "ok" else None, human, threshold
+    )
+    if human:
+        t.append("You: ", "bold")
+        t.append(scores_text(human))
+        if human.get("preference"):
+            t.append(f" · prefers {human['preference']}")
+        if human.get("note"):
+            t.append(f"\n  note: {human['note']}", "italic")
+        t.append("\n")
+    if judging:
+        t.append("judging…\n", "italic")
+    if not judge:
+        return t
+    detail = judge_detail(judge)
+    t.append(f"Judge ({judge.get('annotator')}): ", "bold")
+    if judge.get("status") != "ok":
+        t.append(f"failed — {detail.get('error') or 'no valid output'}\n", "red")
+    else:
+        t.append(scores_text(judge) + "\n")
+        why = detail.get("justifications") or {}
+        for d in DIMENSIONS:
+            style = "bold reverse red" if d in differ else ""
+            t.append(f"  {d} {judge.get(d)}", style or "bold")
+            if d in differ:
+                t.append(f" (you {differ[d][1]})", style)
+            t.append(f": {why.get(d, '')}\n")
+        t.append(prf_line(detail.get("golden_prf")) + "\n")
+    audit = detail.get("audit")
+    rows = audit_rows(audit)
+    if audit is not None:
+        s = audit.get("summary") or {}
+        t.append(
+            f"Audit: {len(rows)} figures, {s.get('SUPPORTED', 0)} supported, "
+            f"{s.get('CONTRADICTED', 0)} contradicted, {s.get('NOT_FOUND', 0)} not found\n",
+            "bold",
+        )
+    for verdict, line in rows:
+        t.append(f"  {verdict:<12}", VERDICT_STYLE.get(verdict, ""))
+        t.append(line + "\n")
+    t.rstrip()
+    return t
+
+
+class PassageScreen(ModalScreen[None]):
+    """A parent passage or a tool result in full; Esc, Enter or q closes it."""
+
+    DEFAULT_CSS = """
+    PassageScreen { align: center middle; }
+    PassageScreen > Vertical {
+        width: 90%; height: 85%; border: thick $accent; background: $surface;
+    }
+    PassageScreen .passage-title { height: auto; padding: 0 1; text-style: bold; }
+    PassageScreen VerticalScroll { height: 1fr; padding: 0 1; }
+    PassageScreen .passage-help { height: 1; padding: 0 1; color: $text-muted; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss", "Close"),
+        Binding("enter", "dismiss", show=False),
+        Binding("q", "dismiss", show=False),
+    ]
+
+    def __init__(self, title: str, body: str) -> None:
+        super().__init__()
+        self.title_text = title
+        self.body_text = body
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text(self.title_text), classes="passage-title")
+            with VerticalScroll():
+                yield Static(Text(self.body_text or "(empty)"))
+            yield Static("Esc closes", classes="passage-help")
+
+
+class EvidencePanel(Vertical):
+    """The focused pane's evidence: items (track, title, date, scores) and tool calls; Enter
+    opens the parent passage or the full result."""
+
+    DEFAULT_CSS = """
+    EvidencePanel { height: 9; border-top: solid $panel-lighten-2; }
+    EvidencePanel > .ev-title { height: 1; padding: 0 1; text-style: bold; }
+    EvidencePanel > OptionList { height: 1fr; border: none; }
+    """
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.rows: list[Row] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("Evidence", classes="ev-title")
+        yield OptionList()
+
+    def show(self, title: str, rows: list[Row], empty: str = "no evidence") -> None:
+        self.rows = rows
+        self.query_one(".ev-title", Static).update(Text(title))
+        ol = self.query_one(OptionList)
+        ol.clear_options()
+        if rows:
+            ol.add_options(Option(Text(r.line, no_wrap=True, overflow="ellipsis")) for r in rows)
+            ol.highlighted = 0
+        else:
+            ol.add_option(Option(Text(empty, style="italic"), disabled=True))
+
+    @on(OptionList.OptionSelected)
+    def _open(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if 0 <= event.option_index < len(self.rows):
+            row = self.rows[event.option_index]
+            if row.body:
+                self.app.push_screen(PassageScreen(row.title, row.body))

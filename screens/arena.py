@@ -1,0 +1,372 @@
+"""The Arena: one question answered under several evidence conditions side by side, streamed.
+
+Each pane runs in its own async worker on the event loop, consuming `Runner.stream(spec)` (the
+litellm call is async; the blocking evidence step already runs in a thread inside it) and
+feeding a `MarkdownStream`, so fragments that arrive faster than the screen draws are batched.
+A pane's failure stays in that pane. Cancelling a pane cancels its worker: the runner records
+the run as cancelled with the partial answer. Blind mode hides the conditions behind A/B/C in a
+seeded order until every pane is scored (or `v`). `s` scores the focused pane in a modal,
+`j` runs the LLM judge and the numeric audit on every completed pane and shows them inline.
+`read_only` with `run_ids` replays stored runs: answers, evidence and scores, no running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import aclosing, suppress
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Markdown, Static
+
+from fintrade_tui.runs import llm
+from fintrade_tui.runs.arena_core import (
+    LEVELS,
+    QUIET_GC,
+    blind_order,
+    cycle,
+    evidence_rows,
+    ordered,
+    pane_label,
+    toggle,
+)
+from fintrade_tui.runs.evidence import LABELS
+from fintrade_tui.ui.arena_open import ArenaOpening, QuestionPicker
+from fintrade_tui.ui.panes import AnswerPane, EvidencePanel
+
+from .score import ArenaScoring
+
+READ_ONLY_BLOCKED = {"run_all", "rerun", "cancel", "cancel_all", "model", "level", "toggle"}
+READ_ONLY_BLOCKED |= {"pick"}
+
+
+class ArenaScreen(ArenaOpening, ArenaScoring, Screen):
+    """Question × conditions side by side; run, cancel, re-run, blind, score, judge."""
+
+    AUTO_FOCUS = None  # focus goes to the picker or the first pane once the question is known
+    DEFAULT_CSS = """
+    ArenaScreen #question { height: auto; max-height: 4; padding: 0 1; }
+    ArenaScreen #settings { height: 1; padding: 0 1; color: $text-muted; }
+    ArenaScreen #panes { height: 1fr; }
+    ArenaScreen #arena-status { height: 1; padding: 0 1; background: $panel; }
+    ArenaScreen #arena-status.-error { color: $error; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "run_all", "Run", id="arena.run"),
+        Binding("e", "rerun", "Re-run", id="arena.rerun"),
+        Binding("x", "cancel", "Cancel", id="arena.cancel"),
+        Binding("X", "cancel_all", "Cancel all", id="arena.cancel_all"),
+        Binding("m", "model", "Model", id="arena.model"),
+        Binding("l", "level", "Level", id="arena.level"),
+        Binding("i", "toggle('indicator_rag')", "Ind-RAG", id="arena.indicator"),
+        Binding("t", "toggle('tool_use')", "Tools", id="arena.tools"),
+        Binding("b", "blind", "Blind", id="arena.blind"),
+        Binding("v", "reveal", "Reveal", id="arena.reveal"),
+        Binding("s", "score", "Score", id="arena.score"),
+        Binding("j", "judge", "Judge", id="arena.judge"),
+        Binding("o", "pick", "Question", id="arena.question"),
+        Binding("left", "move(-1)", "Prev pane", show=False, id="arena.prev"),
+        Binding("right", "move(1)", "Next pane", show=False, id="arena.next"),
+    ]
+
+    def __init__(
+        self,
+        question_id: str | None = None,
+        run_ids: list[str] | None = None,
+        read_only: bool = False,
+        *,
+        hide_timings: bool = False,
+        blind_seed: str = "arena",
+        annotator: str = "analyst",
+    ) -> None:
+        """`hide_timings` leaves volatile numbers out of the status lines (snapshots);
+        `blind_seed` seeds the blind order (with the question id)."""
+        super().__init__()
+        self.question_id = question_id
+        self.run_ids = list(run_ids or [])
+        self.read_only = read_only
+        self.hide_timings = hide_timings
+        self.blind_seed = blind_seed
+        self.annotator = annotator
+        self.question: Any = None
+        self.records: list[dict[str, Any]] = []
+        self.blind = False
+        self.revealed = False
+        self.current: AnswerPane | None = None
+        self.runs: Any = None  # RunStore, opened off the event loop on mount
+        self.scores: Any = None  # ScoreStore
+        self.runner: Any = None
+
+    # -- layout --
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(Text("opening the workspace…"), id="question")
+        yield QuestionPicker(id="picker")
+        yield Static(id="settings")
+        yield Horizontal(id="panes")
+        yield EvidencePanel(id="evidence")
+        yield Static(id="arena-status")
+        yield Footer()
+
+    @property
+    def cfg(self) -> Any:
+        return self.app.cfg
+
+    def on_mount(self) -> None:
+        cfg = self.cfg
+        self.model = getattr(self.app, "model", None) or cfg.runs.default_model
+        self.level = cfg.ui.ask_level or cfg.runs.level
+        self.conditions = ordered(cfg.runs.conditions)
+        self.query_one(QuestionPicker).display = False
+        self._settings()
+        self.set_interval(0.5, self._tick)
+        self._load()
+
+    def panes(self) -> list[AnswerPane]:
+        """Panes in display order."""
+        return list(self.query_one("#panes").query_children(AnswerPane))
+
+    def say(self, text: str, error: bool = False) -> None:
+        status = self.query_one("#arena-status", Static)
+        status.update(Text(text))
+        status.set_class(error, "-error")
+
+    def _settings(self) -> None:
+        if self.records:
+            text = f"replay of {len(self.records)} stored runs" + " (read-only)" * self.read_only
+        else:
+            conds = ", ".join(LABELS[c] for c in self.conditions) or "none"
+            text = f"model {self.model} (m) · level {self.level} (l) · {conds} (i/t)"
+        blind = "on" + (", revealed" if self.revealed else "") if self.blind else "off"
+        self.query_one("#settings", Static).update(Text(f"{text} · blind {blind} (b)"))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return not (self.read_only and action in READ_ONLY_BLOCKED)
+
+    # -- panes --
+    async def _build_panes(self) -> None:
+        box = self.query_one("#panes")
+        for p in self.panes():
+            if p.running:
+                p.worker.cancel()
+        await box.remove_children()
+        keys = [(c, c, "") for c in self.conditions]
+        if self.records:
+            models = {r["model"] for r in self.records}
+            keys = [(r["condition"], r["id"], r["model"] * (len(models) > 1)) for r in self.records]
+        new = [self._new_pane(cond, key, model) for cond, key, model in keys]
+        await box.mount_all(new)
+        self._arrange()
+        if new:
+            self.panes()[0].focus()
+        else:
+            self.evidence_for(None)
+
+    def _new_pane(self, condition: str, key: str, model: str = "") -> AnswerPane:
+        return AnswerPane(
+            condition,
+            key,
+            model=model,
+            hide_timings=self.hide_timings,
+            threshold=self.cfg.judging.disagreement,
+            id=f"pane-{key}",
+        )
+
+    def _arrange(self) -> None:
+        """Order panes (canonical, or seeded-shuffled while blind) and label them."""
+        box = self.query_one("#panes")
+        panes = {p.key: p for p in self.panes()}
+        keys = [r["id"] for r in self.records] if self.records else ordered(list(panes))
+        if self.blind:
+            seed = f"{self.blind_seed}|{self.question.id if self.question else ''}"
+            keys = blind_order(keys, seed)
+        for i, key in enumerate(keys):
+            pane = panes[key]
+            if box.children[-1] is not pane:
+                box.move_child(pane, after=box.children[-1])
+            pane.set_label(pane_label(pane.condition, self.blind, self.revealed, i, pane.model))
+        self._settings()
+        self.evidence_for(self.current)
+
+    def on_answer_pane_focused(self, event: AnswerPane.Focused) -> None:
+        self.current = event.pane
+        self.evidence_for(event.pane)
+
+    def evidence_for(self, pane: AnswerPane | None) -> None:
+        """Show the evidence of `pane` (hidden while blind: it would name the condition)."""
+        panel = self.query_one(EvidencePanel)
+        if pane is None:
+            panel.show("Evidence", [], "no pane")
+            return
+        if self.blind and not self.revealed:
+            panel.show(f"Evidence — {pane.label}", [], "hidden while blind (v reveals)")
+            return
+        rows = evidence_rows(pane.evidence, pane.tool_calls)
+        empty = "preparing evidence…" if pane.status.startswith("prep") else "no evidence"
+        items = sum(r.kind == "item" for r in rows)
+        calls = sum(r.kind == "tool" for r in rows)
+        title = f"Evidence — {pane.label}: {items} items" + (
+            f", {calls} tool calls" if calls else ""
+        )
+        panel.show(title + " (Enter opens)", rows, empty)
+
+    def _tick(self) -> None:
+        for p in self.panes():
+            if p.running:
+                p.refresh_status()
+
+    def action_move(self, step: int) -> None:
+        panes = self.panes()
+        if panes:
+            i = panes.index(self.current) if self.current in panes else -step
+            panes[(i + step) % len(panes)].focus()
+
+    # -- running --
+    def _can_run(self) -> bool:
+        if self.question is None:
+            self.say("pick a question first (o)", error=True)
+            return False
+        if not self.question.as_of or not self.question.tickers:
+            self.say(f"question {self.question.id} is not resolved (no tickers or date)", True)
+            return False
+        if self.runner is None:
+            self.say("still opening the workspace…")
+            return False
+        return True
+
+    def action_run_all(self) -> None:
+        if self._can_run():
+            for pane in self.panes():
+                if not pane.running:
+                    self._start(pane)
+
+    def action_rerun(self) -> None:
+        if self.current is not None and self._can_run():
+            self._start(self.current)
+
+    def action_cancel(self) -> None:
+        if self.current is not None and self.current.running:
+            self.current.worker.cancel()
+
+    def action_cancel_all(self) -> None:
+        for p in self.panes():
+            if p.running:
+                p.worker.cancel()
+
+    def _start(self, pane: AnswerPane) -> None:
+        from fintrade_tui.runs.runner import RunSpec
+
+        spec = RunSpec(self.question, pane.condition, self.model, self.level)
+        pane.worker = self._run_pane(pane, spec, pane.worker)
+
+    @work(group="arena-runs", exit_on_error=False)
+    async def _run_pane(self, pane: AnswerPane, spec: Any, previous: Any) -> None:
+        if previous is not None and not previous.is_finished:
+            previous.cancel()
+            with suppress(Exception):
+                await previous.wait()
+        await pane.reset()
+        pane.preparing()
+        self._refresh_evidence(pane)
+        stream = None
+        end = None
+        QUIET_GC.enter()
+        try:
+            await asyncio.to_thread(llm.litellm)  # a no-op once warm
+            if spec.condition == "rag":
+                await self._ensure_index(pane, spec.question.tickers)
+                pane.preparing()
+            stream = Markdown.get_stream(pane.markdown)  # batches what the screen can't draw
+            async with aclosing(self.runner.stream(spec)) as events:
+                async for ev in events:
+                    if ev.kind == "token":
+                        pane.token()
+                        await stream.write(ev.text)
+                    elif ev.kind == "started":
+                        pane.started(ev.run_id, ev.data.get("evidence"))
+                        self._refresh_evidence(pane)
+                    elif ev.kind == "tool":
+                        self._refresh_evidence(pane)
+                    elif ev.kind == "ended":
+                        end = ev.data
+                        pane.run_id = ev.run_id
+        except asyncio.CancelledError:
+            pane.run_id = pane.run_id or self._last_run_id(spec)
+            pane.cancelled()
+            raise
+        except Exception as exc:  # the runner records its own errors; this is anything else
+            pane.failed(llm.error_text(exc))
+        finally:
+            QUIET_GC.leave()
+            if stream is not None:
+                await stream.stop()
+            self._refresh_evidence(pane)
+        if end is not None:
+            pane.finish(end)
+
+    def _last_run_id(self, spec: Any) -> str | None:
+        """A run cancelled before its evidence was ready: its record, found by what it was."""
+        try:
+            found = self.runs.list(
+                question=spec.question.id, condition=spec.condition, model=spec.model, limit=1
+            )
+        except Exception:
+            return None
+        return found[0]["id"] if found else None
+
+    async def _ensure_index(self, pane: AnswerPane, tickers: list[str]) -> None:
+        """RAG needs the question's tickers indexed: build what is missing, with progress."""
+        from fintrade_tui.runs.readiness import ensure_index
+
+        app = self.app
+
+        class Progress:
+            def start(self, label: str, total: int):
+                done = [0]
+
+                def tick(n: int = 1) -> None:
+                    done[0] += n
+                    if done[0] == total or done[0] % 25 == 0:
+                        app.call_from_thread(pane.preparing, f"{label} {done[0]}/{total}")
+
+                return tick
+
+        def say(msg: str) -> None:
+            app.call_from_thread(pane.preparing, msg)
+
+        await asyncio.to_thread(ensure_index, self.cfg, tickers, say, Progress())
+
+    def _refresh_evidence(self, pane: AnswerPane) -> None:
+        if pane is self.current:
+            self.evidence_for(pane)
+
+    # -- settings --
+    def action_model(self) -> None:
+        self.model = cycle(list(self.cfg.models), self.model)
+        self.app.model = self.model
+        self._settings()
+
+    def action_level(self) -> None:
+        self.level = cycle(LEVELS, self.level)
+        self._settings()
+
+    async def action_toggle(self, condition: str) -> None:
+        self.conditions = toggle(self.conditions, condition)
+        box = self.query_one("#panes")
+        have = {p.key: p for p in self.panes()}
+        for key, pane in have.items():
+            if key not in self.conditions:
+                if pane.running:
+                    pane.worker.cancel()
+                if pane is self.current:
+                    self.current = None
+                await pane.remove()
+        add = [c for c in self.conditions if c not in have]
+        if add and self.question is not None:
+            await box.mount_all(self._new_pane(c, c) for c in add)
+        self._arrange()

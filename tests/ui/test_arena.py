@@ -1,0 +1,394 @@
+"""Arena and scoring: Pilot flows with mocked litellm streams (three conditions complete and are
+stored; a slow stream cancelled mid-way; blind A/B/C revealed after scoring; a human score
+through the modal; the LLM judge inline), a replay, the core helpers, and one SVG snapshot."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fintrade_tui.config import Config, ModelConfig
+from fintrade_tui.judging.annotations import ScoreStore
+from fintrade_tui.questions.model import RESOLVED, Question
+from fintrade_tui.runs import arena_core as core
+from fintrade_tui.runs import llm
+from fintrade_tui.runs.records import RunStore
+from fintrade_tui.ui.app import FinTradeApp
+from tests.conftest import needs_bundle
+
+pytestmark = needs_bundle
+ANSWER = "**Apple**: ROE 25.9% and ROA 4.0% as of the 10-K.\n\nSee the evidence."
+CONDITIONS = ["no_rag", "indicator_rag", "oracle"]
+JUDGE = {
+    "accuracy": {"score": 5, "justification": "matches the store"},
+    "completeness": {"score": 4, "justification": "both ratios"},
+    "relevance": {"score": 5, "justification": "on topic"},
+    "clarity": {"score": 4, "justification": "short"},
+    "metrics_used": ["ROE", "ROA"],
+    "fundamental_integration": 4,
+    "trading_signal_integration": 1,
+    "reasoning_depth": 2,
+}
+
+
+class _Slow:
+    """A litellm custom provider that sleeps between words: arena-slow/<anything>."""
+
+    @staticmethod
+    def make() -> Any:
+        from litellm import CustomLLM
+
+        class Provider(CustomLLM):
+            async def astreaming(self, model: str, messages: list, **_: Any):
+                for word in ANSWER.split(" "):
+                    await asyncio.sleep(0.15)
+                    yield {"text": word + " ", "tool_use": None, "is_finished": False,
+                           "finish_reason": "", "usage": None, "index": 0}  # fmt: skip
+                yield {"text": "", "tool_use": None, "is_finished": True,
+                       "finish_reason": "stop", "usage": None, "index": 0}  # fmt: skip
+
+        return Provider()
+
+
+@pytest.fixture(scope="module")
+def slow_provider() -> None:
+    lm = llm.litellm()
+    lm.custom_provider_map = [
+        *[p for p in lm.custom_provider_map if p["provider"] != "arena-slow"],
+        {"provider": "arena-slow", "custom_handler": _Slow.make()},
+    ]
+
+
+def _question(built_store: Config) -> Question:
+    """A resolved AAPL question with its oracle evidence (as in tests/unit/test_runs.py)."""
+    from fintrade_tui.questions.resolve import Resolver
+    from fintrade_tui.store.db import connect
+
+    q = Question(
+        id="T-ARENA",
+        source="jsonl",
+        category="F",
+        text="How did Apple's ROE and ROA look at the end of its fiscal 2024?",
+        tickers=["AAPL"],
+        scope="company",
+        as_of=date(2024, 11, 1),
+        window_start=date(2024, 8, 1),
+        window_end=date(2024, 11, 1),
+        golden_raw=["ROE", "ROA"],
+        golden=["roe", "roa"],
+        status=RESOLVED,
+    )
+    with connect(built_store.store) as con:
+        return Resolver(con, date(2025, 9, 30)).evidence(q)
+
+
+@pytest.fixture
+def cfg(built_store: Config, tmp_path: Path) -> Config:
+    from fintrade_tui.store.workspace import open_workspace, save_questions
+
+    models = {
+        "mock": ModelConfig(
+            model="openai/gpt-4o-mini", tools="router", extra={"mock_response": ANSWER}
+        ),
+        "slow": ModelConfig(model="arena-slow/x"),
+        "judge": ModelConfig(
+            model="openai/gpt-4o-mini", extra={"mock_response": json.dumps(JUDGE)}
+        ),
+    }
+    c = built_store.model_copy(update={"workspace": tmp_path / "ws.duckdb", "models": models})
+    c.runs = c.runs.model_copy(
+        update={"default_model": "mock", "conditions": CONDITIONS, "backoff": 0.01}
+    )
+    c.judging = c.judging.model_copy(update={"model": "judge"})
+    with open_workspace(c.workspace) as ws:
+        save_questions(ws, [_question(built_store)])
+    return c
+
+
+class ArenaApp(FinTradeApp):
+    """The app opened straight on an Arena built with these arguments."""
+
+    def __init__(self, cfg: Config, model: str | None = None, **arena: Any) -> None:
+        super().__init__(cfg, model, start="arena")
+        self.arena = arena
+
+    def on_mount(self, event: Any) -> None:
+        from fintrade_tui.screens.arena import ArenaScreen
+
+        event.prevent_default()
+        self.push_screen(ArenaScreen(**self.arena))
+
+
+async def settle(pilot: Any) -> None:
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def until(pilot: Any, cond: Any, timeout: float = 10) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if cond():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("condition not reached")
+
+
+def _labels(screen: Any) -> list[str]:
+    return [p.label for p in screen.panes()]
+
+
+# -- flows -----------------------------------------------------------------------------------
+async def test_three_conditions_stream_complete_and_are_stored(cfg: Config) -> None:
+    app = ArenaApp(cfg, question_id="T-ARENA")
+    async with app.run_test(size=(150, 40)) as pilot:
+        await settle(pilot)
+        arena = app.screen
+        assert _labels(arena) == ["No-RAG", "Indicator-RAG", "Oracle"]
+        assert app.focused is arena.panes()[0]
+        await pilot.press("r")
+        await settle(pilot)
+        runs = RunStore(app.workspace_connection())
+        for pane in arena.panes():
+            assert pane.status == "completed", pane.error
+            assert pane.markdown.source == ANSWER
+            row = runs.get(pane.run_id)
+            assert (row["status"], row["answer"], row["condition"]) == (
+                "completed",
+                ANSWER,
+                pane.condition,
+            )
+            status = str(pane.query_one(".pane-status").content)
+            assert status.startswith("completed · ttft") and "tok/s" in status
+        # the evidence panel follows the focused pane; Enter opens the passage in a modal
+        await pilot.press("right", "right")
+        assert arena.current.condition == "oracle"
+        panel = arena.query_one("EvidencePanel")
+        assert [r.kind for r in panel.rows] == ["item", "item"]
+        assert "AAPL" in panel.rows[0].line and "[oracle]" in panel.rows[0].line
+        panel.query_one("OptionList").focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "PassageScreen"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is arena
+
+
+async def test_cancel_mid_stream_records_cancelled(cfg: Config, slow_provider: None) -> None:
+    app = ArenaApp(cfg, "slow", question_id="T-ARENA")
+    async with app.run_test(size=(150, 40)) as pilot:
+        await settle(pilot)
+        arena = app.screen
+        first, *others = arena.panes()
+        await pilot.press("r")
+        await until(pilot, lambda: first.clock and first.clock.chunks >= 2)
+        await pilot.press("x")  # the focused pane only
+        await until(pilot, lambda: not first.running)
+        assert first.status == "cancelled"
+        assert all(p.running for p in others)
+        row = RunStore(app.workspace_connection()).get(first.run_id)
+        assert row["status"] == "cancelled"
+        assert row["answer"] and ANSWER.startswith(row["answer"].strip())
+        assert len(row["answer"]) < len(ANSWER)
+        assert first.markdown.source.strip() == row["answer"].strip()
+        await pilot.press("X")  # cancel all
+        await settle(pilot)
+        assert [p.status for p in others] == ["cancelled", "cancelled"]
+        # re-run the focused pane: it completes while the others stay cancelled
+        await pilot.press("e")
+        await settle(pilot)
+        assert first.status == "completed" and first.markdown.source.strip() == ANSWER
+        assert app.is_running
+
+
+async def test_blind_labels_then_reveal_after_scoring(cfg: Config) -> None:
+    app = ArenaApp(cfg, question_id="T-ARENA")
+    async with app.run_test(size=(150, 40)) as pilot:
+        await settle(pilot)
+        arena = app.screen
+        await pilot.press("b", "r")
+        await settle(pilot)
+        assert _labels(arena) == ["A", "B", "C"]
+        order = core.blind_order(CONDITIONS, "arena|T-ARENA")
+        assert [p.condition for p in arena.panes()] == order
+        title = str(arena.query_one("EvidencePanel .ev-title").content)
+        assert "Evidence — A" in title
+        assert arena.query_one("EvidencePanel").rows == []  # hidden while blind
+        arena.panes()[0].focus()
+        await pilot.press("s")
+        for n in ("3", "4", "5"):  # each save opens the next pane's modal
+            await pilot.pause()
+            assert type(app.screen).__name__ == "ScoreScreen"
+            await pilot.press(n, "enter")
+            await settle(pilot)
+        assert app.screen is arena
+        names = [core.LABELS[c] for c in order]
+        assert _labels(arena) == [f"{x} = {n}" for x, n in zip("ABC", names, strict=True)]
+        rows = ScoreStore(app.workspace_connection()).latest(kind="human")
+        assert len(rows) == 3 and all(r["blind"] for r in rows)
+        by_run = {r["run_id"]: r["accuracy"] for r in rows}
+        assert [by_run[p.run_id] for p in arena.panes()] == [3, 4, 5]
+
+
+async def test_score_modal_saves_a_human_score(cfg: Config) -> None:
+    app = ArenaApp(cfg, question_id="T-ARENA")
+    async with app.run_test(size=(150, 40)) as pilot:
+        await settle(pilot)
+        arena = app.screen
+        await pilot.press("s")  # nothing has run: an error in place, no modal
+        assert app.screen is arena
+        await pilot.press("r")
+        await settle(pilot)
+        first, second, _ = arena.panes()
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.press("4", "tab", "3", "tab", "5", "tab", "4", "a", "n")
+        await pilot.press(*"solid", "enter")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "ScoreScreen"  # the next pane's
+        await pilot.press("escape")
+        await pilot.pause()
+        (row,) = ScoreStore(app.workspace_connection()).latest(kind="human")
+        assert row["run_id"] == first.run_id and row["annotator"] == "analyst"
+        got = [row[d] for d in ("accuracy", "completeness", "relevance", "clarity")]
+        assert got == [4, 3, 5, 4]
+        assert (row["preference"], row["other_run"], row["note"]) == (
+            "this",
+            second.run_id,
+            "solid",
+        )
+        assert row["blind"] is False
+        assert "You: acc 4 · com 3 · rel 5 · cla 4" in str(first.query_one(".pane-scores").content)
+
+
+async def test_judge_inline_with_audit_and_disagreement(cfg: Config) -> None:
+    app = ArenaApp(cfg, question_id="T-ARENA")
+    async with app.run_test(size=(150, 40)) as pilot:
+        await settle(pilot)
+        arena = app.screen
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.press("s", "1", "enter")  # the analyst gives accuracy 1, the judge 5
+        await settle(pilot)
+        await pilot.press("escape")
+        await pilot.press("j")
+        await settle(pilot)
+        first = arena.panes()[0]
+        assert first.judge["status"] == "ok" and first.judge["accuracy"] == 5
+        text = first.query_one(".pane-scores").content
+        plain = str(text)
+        assert "accuracy 5 (you 1)" in plain
+        assert "golden P 1.00 R 1.00 F1 1.00" in plain
+        assert "Audit: 2 figures, 2 supported, 0 contradicted" in plain
+        assert "SUPPORTED   roe 25.9%: store 0.2588" in plain
+        assert core.disagreements(first.judge, first.human, 2) == {"accuracy": (5, 1)}
+        llm_rows = ScoreStore(app.workspace_connection()).latest(kind="llm")
+        assert {r["run_id"] for r in llm_rows} == {p.run_id for p in arena.panes()}
+
+
+async def test_replay_is_read_only(cfg: Config) -> None:
+    app = ArenaApp(cfg, question_id="T-ARENA")
+    async with app.run_test(size=(150, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        ids = [p.run_id for p in app.screen.panes()]
+    replay = ArenaApp(cfg, run_ids=ids[::-1], read_only=True)
+    async with replay.run_test(size=(150, 40)) as pilot:
+        await settle(pilot)
+        arena = replay.screen
+        assert [p.run_id for p in arena.panes()] == ids[::-1]
+        assert all(p.markdown.source == ANSWER and p.status == "completed" for p in arena.panes())
+        await pilot.press("r", "e", "x")  # blocked: nothing runs
+        await settle(pilot)
+        assert not any(p.running for p in arena.panes())
+        assert len(RunStore(replay.workspace_connection()).list()) == 3
+        oracle = next(p for p in arena.panes() if p.condition == "oracle")
+        oracle.focus()
+        await pilot.pause()
+        assert len(arena.query_one("EvidencePanel").rows) == 2
+
+
+async def test_picker_opens_a_typed_id_and_errors_stay_in_place(cfg: Config) -> None:
+    app = ArenaApp(cfg)
+    async with app.run_test(size=(150, 40)) as pilot:
+        await settle(pilot)
+        arena = app.screen
+        assert arena.query_one("QuestionPicker").display
+        await pilot.press(*"NOPE", "enter")
+        await settle(pilot)
+        assert "not found" in str(arena.query_one("#arena-status").content)
+        await pilot.press(*["backspace"] * 4, *"T-AR", "enter")
+        await settle(pilot)
+        assert arena.question.id == "T-ARENA" and len(arena.panes()) == 3
+        await pilot.press("t", "i")  # Tool-Use on, Indicator-RAG off
+        await pilot.pause()
+        assert [p.condition for p in arena.panes()] == ["no_rag", "tool_use", "oracle"]
+        # Tool-Use: the calls are listed with their arguments and results; Enter shows one
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.press("right")
+        assert arena.current.condition == "tool_use" and arena.current.status == "completed"
+        panel = arena.query_one("EvidencePanel")
+        calls = [r for r in panel.rows if r.kind == "tool"]
+        assert calls and all("get_" in r.line and "->" in r.line for r in calls)
+        assert '"ticker": "AAPL"' in calls[0].line
+        await pilot.press("l", "m")
+        assert (arena.level, arena.model) == ("L6", "slow")
+
+
+# -- core ------------------------------------------------------------------------------------
+def test_core_helpers() -> None:
+    assert core.toggle(["oracle", "no_rag"], "tool_use") == ["no_rag", "tool_use", "oracle"]
+    assert core.toggle(["no_rag", "tool_use"], "tool_use") == ["no_rag"]
+    assert core.cycle(core.LEVELS, "L6") == "L1" and core.cycle(["a", "b"], "zz") == "a"
+    assert [core.letter(i) for i in (0, 2, 26)] == ["A", "C", "A2"]
+    order = core.blind_order(CONDITIONS, "s|q")
+    assert sorted(order) == sorted(CONDITIONS) and order == core.blind_order(CONDITIONS, "s|q")
+    assert core.pane_label("oracle", True, False, 1) == "B"
+    assert core.pane_label("oracle", True, True, 1) == "B = Oracle"
+    line = core.status_line("completed", 0.5, 12.34, 3.21)
+    assert line == "completed · ttft 0.50 s · 12.3 tok/s · 3.2 s"
+    assert core.status_line("error", 0.5, None, 1.0, "boom", hide_timings=True) == "error — boom"
+    ev = {
+        "items": [
+            {
+                "id": "c1",
+                "track": "filing",
+                "title": "AAPL 10-K",
+                "available_from": "2024-11-01",
+                "meta": {"scores": {"rrf": 0.0312}, "parent_text": "the parent"},
+            },
+            {"id": "tool:1:get_signal", "track": "tool", "title": "get_signal", "meta": {}},
+        ],
+        "notes": ["n1"],
+    }
+    calls = [{"n": 1, "name": "get_signal", "arguments": {"ticker": "AAPL"}, "result": {"v": 1}}]
+    rows = core.evidence_rows(ev, calls)
+    assert [r.kind for r in rows] == ["item", "tool", "note"]
+    assert rows[0].line == "[filing]  AAPL 10-K  2024-11-01  rrf 0.031"
+    assert rows[0].body == "the parent"
+    assert rows[1].line.startswith('[call 1] get_signal({"ticker": "AAPL"}) -> {"v": 1}')
+    assert core.disagreements({"accuracy": 5, "clarity": 3}, {"accuracy": 3, "clarity": 2}, 2) == {
+        "accuracy": (5, 3)
+    }
+
+
+# -- snapshot --------------------------------------------------------------------------------
+def test_arena_snapshot(cfg: Config, snap_compare) -> None:
+    """Three completed mocked panes, the Oracle pane focused with its evidence; no timings."""
+    app = ArenaApp(cfg, question_id="T-ARENA", hide_timings=True)
+
+    async def run_before(pilot: Any) -> None:
+        await settle(pilot)
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.press("right", "right")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(150, 40), run_before=run_before)
