@@ -264,6 +264,23 @@ async def test_score_modal_saves_a_human_score(cfg: Config) -> None:
         )
         assert row["blind"] is False
         assert "You: acc 4 · com 3 · rel 5 · cla 4" in str(first.query_one(".pane-scores").content)
+    # the score entered in the TUI is what `fintrade-tui report --scores human` reports
+    from click.testing import CliRunner
+
+    from fintrade_tui.cli import main
+    from tests.conftest import write_config
+
+    config = write_config(
+        cfg.workspace.parent / "cli", cfg.bundle, cfg.store, f"workspace: {cfg.workspace}\n"
+    )
+    res = CliRunner().invoke(
+        main,
+        ["--config", str(config), "report", "--scores", "human", "--json", "--resamples", "50"],
+    )
+    assert res.exit_code == 0, res.output
+    cells = json.loads(res.output)["accuracy"]
+    mine = [c for c in cells if c["n"] and c["category"] == "overall"]
+    assert len(mine) == 1 and mine[0]["accuracy"] == pytest.approx(80.0)  # 4 / 5
 
 
 async def test_judge_inline_with_audit_and_disagreement(cfg: Config) -> None:
