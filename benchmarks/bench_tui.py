@@ -22,7 +22,6 @@ import asyncio
 import re
 import tempfile
 import time
-from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -74,10 +73,7 @@ def register(chunks: int, interval: float) -> None:
 
 
 def setup(folder: Path) -> Config:
-    from fintrade_tui.questions.model import RESOLVED, Question
-    from fintrade_tui.questions.resolve import Resolver
     from fintrade_tui.runs.readiness import ensure_store
-    from fintrade_tui.store.db import connect
     from fintrade_tui.store.workspace import open_workspace, save_questions
 
     base = load_config()
@@ -87,22 +83,9 @@ def setup(folder: Path) -> Config:
     cfg.runs = cfg.runs.model_copy(
         update={"default_model": "fast", "conditions": ["no_rag", "indicator_rag", "oracle"]}
     )
-    q = Question(
-        id="BENCH-1",
-        source="jsonl",
-        category="F",
-        text="How did Apple's ROE and ROA look at the end of its fiscal 2024?",
-        tickers=["AAPL"],
-        scope="company",
-        as_of=date(2024, 11, 1),
-        window_start=date(2024, 8, 1),
-        window_end=date(2024, 11, 1),
-        golden_raw=["ROE", "ROA"],
-        golden=["roe", "roa"],
-        status=RESOLVED,
-    )
-    with connect(cfg.store) as con:
-        q = Resolver(con, cfg.questions.reference_date).evidence(q)
+    from fintrade_tui.questions.samples import aapl_fy2024
+
+    q = aapl_fy2024(cfg.store, "BENCH-1")
     with open_workspace(cfg.workspace) as ws:
         save_questions(ws, [q])
     return cfg

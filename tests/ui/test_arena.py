@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,8 @@ import pytest
 
 from fintrade_tui.config import Config, ModelConfig
 from fintrade_tui.judging.annotations import ScoreStore
-from fintrade_tui.questions.model import RESOLVED, Question
+from fintrade_tui.questions.model import Question
+from fintrade_tui.questions.samples import aapl_fy2024
 from fintrade_tui.runs import arena_core as core
 from fintrade_tui.runs import llm
 from fintrade_tui.runs.records import RunStore
@@ -65,26 +65,7 @@ def slow_provider() -> None:
 
 
 def _question(built_store: Config) -> Question:
-    """A resolved AAPL question with its oracle evidence (as in tests/unit/test_runs.py)."""
-    from fintrade_tui.questions.resolve import Resolver
-    from fintrade_tui.store.db import connect
-
-    q = Question(
-        id="T-ARENA",
-        source="jsonl",
-        category="F",
-        text="How did Apple's ROE and ROA look at the end of its fiscal 2024?",
-        tickers=["AAPL"],
-        scope="company",
-        as_of=date(2024, 11, 1),
-        window_start=date(2024, 8, 1),
-        window_end=date(2024, 11, 1),
-        golden_raw=["ROE", "ROA"],
-        golden=["roe", "roa"],
-        status=RESOLVED,
-    )
-    with connect(built_store.store) as con:
-        return Resolver(con, date(2025, 9, 30)).evidence(q)
+    return aapl_fy2024(built_store.store, "T-ARENA")
 
 
 @pytest.fixture

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from fintrade_tui.config import Config, ModelConfig
-from fintrade_tui.questions.model import RESOLVED, Question
+from fintrade_tui.questions.model import Question
+from fintrade_tui.questions.samples import aapl_fy2024
 from fintrade_tui.runs import llm
 from fintrade_tui.runs.records import RunStore
 from fintrade_tui.runs.runner import Runner, RunSpec, drain
@@ -82,25 +83,7 @@ def _cfg(built_store: Config, tmp: Path) -> Config:
 
 
 def _question(built_store: Config) -> Question:
-    from fintrade_tui.questions.resolve import Resolver
-    from fintrade_tui.store.db import connect
-
-    q = Question(
-        id="T-AAPL-ROE",
-        source="jsonl",
-        category="F",
-        text="How did Apple's ROE and ROA look at the end of its fiscal 2024?",
-        tickers=["AAPL"],
-        scope="company",
-        as_of=date(2024, 11, 1),
-        window_start=date(2024, 8, 1),
-        window_end=date(2024, 11, 1),
-        golden_raw=["ROE", "ROA"],
-        golden=["roe", "roa"],
-        status=RESOLVED,
-    )
-    with connect(built_store.store) as con:
-        return Resolver(con, date(2025, 9, 30)).evidence(q)
+    return aapl_fy2024(built_store.store, "T-AAPL-ROE")
 
 
 def _run_all(cfg: Config, specs: list[RunSpec], cancel_after: dict[int, int] | None = None):
