@@ -156,3 +156,13 @@ class ScoreStore(LockedTable):
             d["detail"] = json.loads(d["detail"]) if d["detail"] else {}
             out.append(d)
         return out
+
+
+def mean_by_run(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """run id -> dimension -> mean over annotators (rows: latest versions)."""
+    acc: dict[str, dict[str, list[int]]] = {}
+    for s in rows:
+        for d in DIMENSIONS:
+            if s[d] is not None:
+                acc.setdefault(s["run_id"], {}).setdefault(d, []).append(s[d])
+    return {r: {d: sum(v) / len(v) for d, v in dims.items()} for r, dims in acc.items()}

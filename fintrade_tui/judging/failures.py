@@ -15,7 +15,7 @@ from typing import Any
 
 import duckdb
 
-from fintrade_tui.judging.annotations import DIMENSIONS, ScoreStore
+from fintrade_tui.judging.annotations import DIMENSIONS, ScoreStore, mean_by_run
 from fintrade_tui.runs.evidence import CONDITIONS, LABELS
 from fintrade_tui.runs.records import CANCELLED, COMPLETED, ERROR, INTERRUPTED, TIMEOUT, RunStore
 from fintrade_tui.store.workspace import load_questions
@@ -52,16 +52,6 @@ def _cond_key(cond: str) -> tuple[int, str]:
 def _mean(values: Iterable[float]) -> float | None:
     v = list(values)
     return sum(v) / len(v) if v else None
-
-
-def _per_run(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
-    """run id -> dimension -> mean over annotators (latest ok versions)."""
-    acc: dict[str, dict[str, list[int]]] = {}
-    for s in rows:
-        for d in DIMENSIONS:
-            if s[d] is not None:
-                acc.setdefault(s["run_id"], {}).setdefault(d, []).append(s[d])
-    return {r: {d: sum(v) / len(v) for d, v in dims.items()} for r, dims in acc.items()}
 
 
 def latest_audits(scores: ScoreStore) -> dict[str, dict[str, Any]]:
@@ -239,9 +229,9 @@ def failure_cases(
     runs = RunStore(ws_con, read_only=True).list(limit=1_000_000_000)
     runs.sort(key=lambda r: r["id"])
     scores = ScoreStore(ws_con, read_only=True)
-    judge = _per_run(scores.latest(kind="llm"))
+    judge = mean_by_run(scores.latest(kind="llm"))
     human_rows = scores.latest(kind="human")
-    human = _per_run(human_rows)
+    human = mean_by_run(human_rows)
     questions = {q.id: q for q in load_questions(ws_con)} if _has_table(ws_con, "questions") else {}
     out: list[dict[str, Any]] = []
     if "rag_worse" in wanted:

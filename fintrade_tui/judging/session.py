@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 
 from fintrade_tui.config import Config
-from fintrade_tui.judging.annotations import DIMENSIONS, ScoreStore
+from fintrade_tui.judging.annotations import DIMENSIONS, ScoreStore, mean_by_run
 from fintrade_tui.judging.judge import JudgeInput, judge_run, panel_run
 from fintrade_tui.runs.records import COMPLETED, RunStore
 from fintrade_tui.store.db import connect
@@ -117,8 +117,8 @@ def score_rows(
 def agreement_pairs(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """(dimension, human, judge) for every run both a person and the LLM judge scored."""
     store = ScoreStore(ws)
-    human = _mean_by_run(store.latest(kind="human"))
-    judge = _mean_by_run(store.latest(kind="llm"))
+    human = mean_by_run(store.latest(kind="human"))
+    judge = mean_by_run(store.latest(kind="llm"))
     pairs = []
     for rid in sorted(set(human) & set(judge)):
         for d in DIMENSIONS:
@@ -126,15 +126,6 @@ def agreement_pairs(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
             if h is not None and j is not None:
                 pairs.append({"dimension": d, "human": round(h), "judge": round(j), "run_id": rid})
     return pairs
-
-
-def _mean_by_run(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
-    acc: dict[str, dict[str, list[int]]] = {}
-    for s in rows:
-        for d in DIMENSIONS:
-            if s[d] is not None:
-                acc.setdefault(s["run_id"], {}).setdefault(d, []).append(s[d])
-    return {r: {d: sum(v) / len(v) for d, v in dims.items()} for r, dims in acc.items()}
 
 
 def panel_rows(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
