@@ -77,7 +77,8 @@ class ResultsScreen(Screen):
     ResultsScreen #case-detail { width: 2fr; border-left: tall $panel; padding: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "replay", "Replay", id="results.replay"),
+        # priority: Enter replays even when the failure table (which binds Enter) has focus
+        Binding("enter", "replay", "Replay", id="results.replay", priority=True),
         Binding("x", "export", "Export case", id="results.export"),
         Binding("s", "toggle_scores", "LLM/human", id="results.scores"),
         *[
