@@ -263,7 +263,8 @@ def _record_call(evidence: Evidence, name: str, arguments: Any, result: dict) ->
 
 def _route_tools(con: Any, q: Question, evidence: Evidence) -> None:
     """Models without function calling: the deterministic router calls the tools up front."""
-    from fintrade_tui.runs.tools import call_tool, route
+    from fintrade_tui.runs.router import route
+    from fintrade_tui.runs.tools import call_tool
 
     for name, args in route(q):
         _record_call(evidence, name, args, call_tool(con, name, args, q.as_of))

@@ -22,7 +22,8 @@ from fintrade_tui.retrieval.index import Index
 from fintrade_tui.runs.conditions import ConditionContext, build_evidence
 from fintrade_tui.runs.evidence import CONDITIONS
 from fintrade_tui.runs.indicator_rag import TABLE6
-from fintrade_tui.runs.tools import MAX_CALLS, TOOL_SPECS, call_tool, route, tool_item
+from fintrade_tui.runs.router import route
+from fintrade_tui.runs.tools import MAX_CALLS, TOOL_SPECS, call_tool, tool_item
 from fintrade_tui.store.queries import signals_between, snapshot
 from tests.conftest import BUNDLE, needs_bundle, write_config
 
