@@ -159,7 +159,7 @@ async def _ask_valid(
         try:
             resp = await llm.complete(kwargs, messages, cfg.runs.retries, cfg.runs.backoff)
         except Exception as exc:  # the call itself failed: that is the judge's failure too
-            error = llm.error_text(exc)
+            error = llm.error_text(exc, kwargs)
             continue
         raw = resp.choices[0].message.content or ""
         raws.append(raw)

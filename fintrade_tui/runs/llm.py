@@ -210,7 +210,11 @@ def _cost(lm: Any, model: str, usage: Usage) -> None:
         usage.cost = None
 
 
-def error_text(exc: BaseException) -> str:
-    """One line for the run record and the pane: the error class and its first line."""
+def error_text(exc: BaseException, kwargs: dict[str, Any] | None = None) -> str:
+    """One line for the run record and the pane: the error class and its first line, with the
+    call's API key blanked out should a provider echo it back."""
     first = (str(exc).strip().splitlines() or [""])[0][:300]
+    key = (kwargs or {}).get("api_key")
+    if key and len(str(key)) >= 8:
+        first = first.replace(str(key), "***")
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__

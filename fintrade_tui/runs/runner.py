@@ -174,7 +174,7 @@ class Runner:
             state = {"status": CANCELLED, "error": "cancelled"}
             raise
         except Exception as exc:
-            state = {"status": ERROR, "error": llm.error_text(exc)}
+            state = {"status": ERROR, "error": llm.error_text(exc, kwargs)}
         finally:
             end = {
                 "answer": "".join(answer),

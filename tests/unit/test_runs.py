@@ -333,3 +333,9 @@ def test_no_prompt_holds_a_date_after_as_of(built_store: Config) -> None:
 
 
 _SAMPLE = {"F1", "F7", "T2", "T9", "FT1", "FT5"}
+
+
+def test_an_echoed_api_key_never_reaches_the_record() -> None:
+    exc = RuntimeError("AuthenticationError: Incorrect API key provided: sk-test-1234567890")
+    text = llm.error_text(exc, {"api_key": "sk-test-1234567890"})
+    assert "sk-test-1234567890" not in text and "***" in text
