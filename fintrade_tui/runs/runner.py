@@ -138,18 +138,21 @@ class Runner:
         candidates: list[str] | None = None
         prep: Prepared | None = None
         try:
+            # evidence first (it may build the index for RAG): the model's timeout and its
+            # time to first token start when the model is asked
+            prep = await asyncio.to_thread(self.prepare, spec)
+            tool_calls = prep.evidence.tool_calls
+            await asyncio.to_thread(
+                self.runs.finish,
+                run_id,
+                prompt=prep.prompt_text,
+                prompt_hash=prep.prompt_hash,
+                evidence_ids=prep.evidence_ids,
+                evidence=_evidence_json(prep.evidence),
+            )
+            yield RunEvent("started", run_id, spec, data={"evidence": prep.evidence})
+            usage = llm.Usage()
             async with asyncio.timeout(m.timeout):
-                prep = await asyncio.to_thread(self.prepare, spec)
-                tool_calls = prep.evidence.tool_calls
-                await asyncio.to_thread(
-                    self.runs.finish,
-                    run_id,
-                    prompt=prep.prompt_text,
-                    prompt_hash=prep.prompt_hash,
-                    evidence_ids=prep.evidence_ids,
-                    evidence=_evidence_json(prep.evidence),
-                )
-                yield RunEvent("started", run_id, spec, data={"evidence": prep.evidence})
                 messages = prep.messages
                 if prep.native_tools:
                     messages = await self._tool_rounds(spec, kwargs, messages, prep.evidence)
@@ -158,7 +161,7 @@ class Runner:
                 if spec.best_of > 1:
                     candidates = await self._candidates(spec, kwargs, messages, usage)
                     chosen = await self._select(spec, kwargs, candidates)
-                    usage.ttft = usage.ttft or (time.monotonic() - started)
+                    usage.ttft = usage.ttft or (time.monotonic() - usage.started)
                     answer.append(candidates[chosen])
                     yield RunEvent("token", run_id, spec, text=candidates[chosen])
                 else:

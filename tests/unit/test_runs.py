@@ -74,7 +74,7 @@ def faulty() -> None:
 def _cfg(built_store: Config, tmp: Path) -> Config:
     models = {
         "mock": ModelConfig(model="openai/gpt-4o-mini", extra={"mock_response": ANSWER}),
-        "slow-timeout": ModelConfig(model="faulty/slow", timeout=0.7),
+        "slow-timeout": ModelConfig(model="faulty/slow", timeout=1.5),
         **{k: ModelConfig(model=f"faulty/{k}") for k in ("429-then-ok", "500", "cut", "slow")},
     }
     cfg = built_store.model_copy(update={"workspace": tmp / "ws.duckdb", "models": models})
