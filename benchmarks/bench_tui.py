@@ -1,25 +1,33 @@
-"""Arena responsiveness with mocked fast streams, measured in one run: three panes each fed by a
-litellm custom provider that yields a chunk every 10 ms (3 x 100 chunks/s). Every chunk carries
-a marker whose send time is kept; every frame the app composites is rendered to terminal text
-(what a real terminal would receive) and searched for markers. Prints:
+"""Arena responsiveness with mocked fast streams, side by side with Textual's own floor.
 
-- launch -> first frame, and -> the Arena showing its question (in-process, headless: from
-  before the app's modules are imported; the config, the store check and the bench question
-  are prepared first and not counted);
-- the largest gap between frames while streaming, and the largest stall of a 10 ms heartbeat
-  timer (how long the event loop was ever busy);
-- chunk -> screen delay p50 / p95 / max (marker sent -> first frame that shows it).
+Three panes are each fed a chunk every 10 ms (3 x 100 chunks/s); every chunk carries a marker
+whose send time is kept, and every frame is rendered to terminal text (what a terminal would
+receive) and searched for markers. Two subjects, each in a fresh process, interleaved `--reps`
+times:
 
-Goals: frame gap and chunk -> screen p95 under 50 ms.
+- app: the Arena (`fintrade-tui`), the chunks coming from a litellm custom provider through the
+  runner, as a real model's would;
+- textual: the minimum Textual needs for the same screen - three scrolling Markdown panes fed
+  by `MarkdownStream` and anchored to the end (Textual's documented streaming pattern), a header
+  and a footer; no litellm, no runner, no status lines.
 
-    .venv/bin/python benchmarks/bench_tui.py [--chunks 300] [--interval 0.01]
+Printed per subject (median of the reps, and the range): launch -> first frame; the largest gap
+between frames while streaming, its p99 and how many gaps exceeded 50 ms; chunk -> screen
+p50 / p95 / max; how long the streams took against their nominal length (a busy event loop slows
+its own sources). Then app / textual. Goals: frame gap and chunk -> screen p95 under 50 ms.
+
+    .venv/bin/python benchmarks/bench_tui.py [--chunks 100] [--reps 3] [--size 150x45]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import re
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -30,7 +38,6 @@ from fintrade_tui.config import Config, ModelConfig, load_config
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 MARK = re.compile(r"\bk(\d+)x(\d{4})\b")
 SENT: dict[str, float] = {}
-RUN_AT = [0.0]  # when the run key was pressed
 CALLS = [0]
 
 
@@ -91,12 +98,6 @@ def setup(folder: Path) -> Config:
     return cfg
 
 
-def largest_gap(stamps: list[float], t0: float) -> tuple[float, float]:
-    """(largest gap between consecutive stamps, when it started after t0)."""
-    gaps = [(b - a, a - t0) for a, b in zip(stamps, stamps[1:], strict=False)]
-    return max(gaps, default=(float("nan"), 0.0))
-
-
 def pct(values: list[float], p: float) -> float:
     if not values:
         return float("nan")
@@ -107,6 +108,8 @@ def pct(values: list[float], p: float) -> float:
 async def measure(
     cfg: Config, chunks: int, interval: float, size: tuple[int, int]
 ) -> dict[str, Any]:
+    """The Arena from before its modules are imported: it opens the bench question, then `r`
+    runs No-RAG, Indicator-RAG and Oracle on the fast provider."""
     t_launch = time.perf_counter()
     from fintrade_tui.screens.arena import ArenaScreen
 
@@ -114,15 +117,64 @@ async def measure(
 
     frames: list[float] = []
     seen: dict[str, float] = {}
-    beats: list[float] = []
     first: dict[str, float] = {}
 
     class BenchApp(FinTradeApp):
         def on_mount(self, event: Any) -> None:
             event.prevent_default()
             self.push_screen(ArenaScreen(question_id="BENCH-1"))
-            self.set_interval(0.01, lambda: beats.append(time.perf_counter()))
 
+    app = capture(BenchApp, frames, seen, first)(cfg)
+    async with app.run_test(size=size) as pilot:
+        while "question" not in first:
+            await pilot.pause(0.01)
+        await app.workers.wait_for_complete()  # the workspace and litellm are ready
+        await asyncio.to_thread(register, chunks, interval)
+        await pilot.pause(0.2)
+        await pilot.press("r")
+        await pilot.pause(0.05)
+        await app.workers.wait_for_complete()
+        await pilot.pause(0.2)
+        statuses = [p.status for p in app.screen.panes()]
+    return summary(frames, seen, first["frame"] - t_launch) | {"statuses": statuses}
+
+
+def bare_app(chunks: int, interval: float) -> Any:
+    """Textual's documented streaming pattern, three panes wide (the floor the app sits on)."""
+    from textual.app import App
+    from textual.containers import Horizontal, VerticalScroll
+    from textual.widgets import Footer, Header, Markdown
+
+    class Bare(App):
+        CSS = "VerticalScroll { width: 1fr; border: round $panel; } Markdown { margin: 0; }"
+
+        def compose(self) -> Any:
+            yield Header()
+            with Horizontal():
+                for i in range(3):
+                    with VerticalScroll(id=f"p{i}"):
+                        yield Markdown()
+            yield Footer()
+
+        async def feed(self, pane: int) -> None:
+            scroll = self.query_one(f"#p{pane}", VerticalScroll)
+            stream = Markdown.get_stream(scroll.query_one(Markdown))
+            for i in range(chunks):
+                await asyncio.sleep(interval)
+                marker = f"k{pane + 1}x{i:04d}"
+                SENT[marker] = time.perf_counter()
+                await stream.write(marker + (" " if (i + 1) % 20 else "\n\n"))
+                if not scroll.is_anchored and scroll.max_scroll_y > 0:
+                    scroll.anchor()
+            await stream.stop()
+
+    return Bare()
+
+
+def capture(app_class: Any, frames: list[float], seen: dict[str, float], first: dict) -> Any:
+    """A subclass of `app_class` that stamps every frame and the markers it shows."""
+
+    class Captured(app_class):
         def _display(self, screen: Any, renderable: Any) -> None:
             super()._display(screen, renderable)
             if renderable is None:
@@ -136,89 +188,106 @@ async def measure(
             for m in MARK.finditer(text):
                 seen.setdefault(m.group(0), now)
 
-    app = BenchApp(cfg)
+    return Captured
+
+
+async def measure_bare(chunks: int, interval: float, size: tuple[int, int]) -> dict[str, Any]:
+    t_launch = time.perf_counter()
+    frames: list[float] = []
+    seen: dict[str, float] = {}
+    first: dict[str, float] = {}
+    base = bare_app(chunks, interval)
+    app = capture(type(base), frames, seen, first)()
     async with app.run_test(size=size) as pilot:
-        while "question" not in first:
-            await pilot.pause(0.01)
-        await app.workers.wait_for_complete()  # the workspace and litellm are ready
-        await asyncio.to_thread(register, chunks, interval)
+        await pilot.pause(0.3)
+        await asyncio.gather(*(app.feed(i) for i in range(3)))
         await pilot.pause(0.2)
-        t0 = RUN_AT[0] = time.perf_counter()
-        cpu0 = time.thread_time()
-        await pilot.press("r")
-        await pilot.pause(0.05)
-        await app.workers.wait_for_complete()
-        await pilot.pause(0.2)
-        t1 = time.perf_counter()
-        cpu = time.thread_time() - cpu0
-        statuses = [p.status for p in app.screen.panes()]
-    # "while streaming": from the first chunk sent to the last chunk on screen; the whole run
-    # (evidence preparation before, the end of the streams after) is reported too
-    s0 = min(SENT.values(), default=t0)
-    s1 = max(seen.values(), default=t1)
+    return summary(frames, seen, first["frame"] - t_launch)
+
+
+def summary(frames: list[float], seen: dict[str, float], launch: float) -> dict[str, Any]:
+    """The measures of one run: "while streaming" is from the first chunk sent to the last one
+    on screen."""
+    s0 = min(SENT.values())
+    s1 = max(seen.values(), default=s0)
     streaming = [f for f in frames if s0 <= f <= s1]
-    beats_in = [b for b in beats if s0 <= b <= s1]
+    gaps = [b - a for a, b in zip(streaming, streaming[1:], strict=False)]
     delays = [seen[m] - SENT[m] for m in SENT if m in seen]
     return {
-        "launch_first_frame": first["frame"] - t_launch,
-        "launch_question": first["question"] - t_launch,
-        "frame_gap": largest_gap(streaming, t0),
+        "launch": launch * 1000,
+        "gap_max": max(gaps, default=float("nan")) * 1000,
+        "gap_p99": pct(gaps, 99) * 1000,
+        "gaps_over_50": sum(g > 0.05 for g in gaps),
         "frames": len(streaming),
-        "beat_gap": largest_gap(beats_in, t0),
-        "run_frame_gap": largest_gap([f for f in frames if t0 <= f <= t1], t0),
-        "run_beat_gap": largest_gap([b for b in beats if t0 <= b <= t1], t0),
-        "stream_span": s1 - s0,
-        "delays": delays,
-        "missing": len(SENT) - len(delays),
-        "chunks": len(SENT),
-        "span": t1 - t0,
-        "loop_cpu": cpu,
-        "first_chunk": min(SENT.values(), default=t0) - t0,
-        "statuses": statuses,
+        "delay_p50": pct(delays, 50) * 1000,
+        "delay_p95": pct(delays, 95) * 1000,
+        "delay_max": max(delays, default=float("nan")) * 1000,
+        "unseen": len(SENT) - len(delays),
+        "span": s1 - s0,
+        "slow_gaps_at": [  # when frames were over 50 ms apart (s after the first chunk)
+            round(a - s0, 2) for a, b in zip(streaming, streaming[1:], strict=False) if b - a > 0.05
+        ],
     }
+
+
+ROWS = [
+    ("launch -> first frame (ms)", "launch", None),
+    ("largest frame gap while streaming (ms)", "gap_max", 50),
+    ("frame gap p99 (ms)", "gap_p99", None),
+    ("frame gaps over 50 ms", "gaps_over_50", None),
+    ("chunk -> screen p50 (ms)", "delay_p50", None),
+    ("chunk -> screen p95 (ms)", "delay_p95", 50),
+    ("chunk -> screen max (ms)", "delay_max", None),
+    ("streaming took (s)", "span", None),
+]
+
+
+def one(args: argparse.Namespace) -> dict[str, Any]:
+    """One measurement in this process (a child of `main`)."""
+    size = tuple(int(v) for v in args.size.lower().split("x"))
+    if args.one == "textual":
+        return asyncio.run(measure_bare(args.chunks, args.interval, size))
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = setup(Path(tmp))
+        r = asyncio.run(measure(cfg, args.chunks, args.interval, size))
+    if r.pop("statuses") != ["completed"] * 3:
+        raise SystemExit("bench: a pane did not complete")
+    return r
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--chunks", type=int, default=300, help="chunks per pane")
+    ap.add_argument("--chunks", type=int, default=100, help="chunks per pane")
     ap.add_argument("--interval", type=float, default=0.01, help="seconds between chunks")
     ap.add_argument("--size", default="150x45", help="terminal columns x rows")
+    ap.add_argument("--reps", type=int, default=3, help="runs of each subject, interleaved")
+    ap.add_argument("--one", choices=["app", "textual"], help=argparse.SUPPRESS)
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        cfg = setup(Path(tmp))
-        cols, rows = (int(v) for v in args.size.lower().split("x"))
-        r = asyncio.run(measure(cfg, args.chunks, args.interval, (cols, rows)))
-    ms = 1000
-    d = r["delays"]
-    rows = [
-        ("launch -> first frame", r["launch_first_frame"] * ms, None),
-        ("launch -> Arena shows the question", r["launch_question"] * ms, None),
-        ("largest gap between frames while streaming", r["frame_gap"][0] * ms, 50),
-        ("largest gap of the 10 ms heartbeat, streaming", r["beat_gap"][0] * ms, 50),
-        ("largest frame gap, whole run (evidence, ends)", r["run_frame_gap"][0] * ms, None),
-        ("largest heartbeat gap, whole run", r["run_beat_gap"][0] * ms, None),
-        ("chunk -> screen p50", pct(d, 50) * ms, None),
-        ("chunk -> screen p95", pct(d, 95) * ms, 50),
-        ("chunk -> screen max", max(d, default=float("nan")) * ms, None),
-    ]
+    if args.one:
+        print(json.dumps(one(args)))
+        return
+    results: dict[str, list[dict[str, Any]]] = {"app": [], "textual": []}
+    for _ in range(args.reps):
+        for subject in results:
+            cmd = [sys.executable, __file__, "--one", subject, "--chunks", str(args.chunks)]
+            cmd += ["--interval", str(args.interval), "--size", args.size]
+            out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+            results[subject].append(json.loads(out.strip().splitlines()[-1]))
+    nominal = args.chunks * args.interval
     print(
-        f"3 panes x {args.chunks} chunks, one every {args.interval * ms:g} ms per pane, "
-        f"terminal {args.size}"
+        f"3 panes x {args.chunks} chunks, one every {args.interval * 1000:g} ms per pane "
+        f"(nominal {nominal:g} s), terminal {args.size}, {args.reps} runs each, median [range]"
     )
-    print(f"{'metric':<48} {'ms':>9}  goal")
-    for name, value, goal in rows:
-        mark = "" if goal is None else f"< {goal}  {'ok' if value < goal else 'MISSED'}"
-        print(f"{name:<48} {value:>9.1f}  {mark}")
-    print(
-        f"after the run key: first chunk at +{r['first_chunk']:.2f} s, streaming for "
-        f"{r['stream_span']:.2f} s; whole-run gaps at +{r['run_frame_gap'][1]:.2f} s (frames), "
-        f"+{r['run_beat_gap'][1]:.2f} s (heartbeat)"
-    )
-    print(
-        f"event loop thread busy {r['loop_cpu']:.2f} s of {r['span']:.2f} s; "
-        f"frames while streaming: {r['frames']} in {r['span']:.2f} s; chunks seen on screen: "
-        f"{r['chunks'] - r['missing']}/{r['chunks']}; panes: {', '.join(r['statuses'])}"
-    )
+    print(f"{'':40} {'app':>20} {'textual':>20} {'app/textual':>11}  goal")
+    for name, key, goal in ROWS:
+        cells, medians = [], []
+        for subject in results:
+            values = sorted(r[key] for r in results[subject])
+            medians.append(statistics.median(values))
+            cells.append(f"{medians[-1]:.4g} [{values[0]:.3g}-{values[-1]:.3g}]")
+        ratio = medians[0] / medians[1] if medians[1] else float("nan")
+        mark = "" if goal is None else f"< {goal} {'ok' if medians[0] < goal else 'MISSED'}"
+        print(f"{name:40} {cells[0]:>20} {cells[1]:>20} {ratio:>11.2f}  {mark}")
 
 
 if __name__ == "__main__":

@@ -305,6 +305,7 @@ class ArenaScreen(ArenaOpening, ArenaScoring, Screen):
             QUIET_GC.leave()
             if stream is not None:
                 await stream.stop()
+            pane.settle()
             self._refresh_evidence(pane)
         if end is not None:
             pane.finish(end)

@@ -1,4 +1,4 @@
-"""Arena widgets: an answer pane (a streamed Markdown answer anchored to its end, a status line,
+"""Arena widgets: an answer pane (a streamed Markdown answer that follows its end, a status line,
 the judge's and the analyst's scores inline) and the evidence panel of the focused pane with its
 passage modal. Every widget here only shows state: the Arena screen owns the workers that fill
 them."""
@@ -111,6 +111,9 @@ class AnswerPane(Vertical, can_focus=True):
         self.judge: dict[str, Any] | None = None
         self.human: dict[str, Any] | None = None
         self.judging = False
+        self.following = True  # keep the end of a streaming answer in view
+        self.reserved = 0  # lines held below a streaming answer (see `_follow`)
+        self.auto_y = 0.0  # where `_follow` last scrolled to: any other offset is the user's
 
     def compose(self) -> ComposeResult:
         yield Static(classes="pane-title")
@@ -144,7 +147,13 @@ class AnswerPane(Vertical, can_focus=True):
         self.post_message(self.Focused(self))
 
     def action_scroll(self, how: str) -> None:
-        getattr(self.body, f"scroll_{how}")(animate=False)
+        if how == "end" and self.reserved:  # streaming: the end of the text, not the held lines
+            self.following, self.auto_y = True, self.body.scroll_y
+            self._follow()
+            return
+        getattr(self.body, f"scroll_{how}")(animate=False, immediate=True)
+        self.following = how == "end"
+        self.auto_y = self.body.scroll_y
 
     def set_label(self, label: str) -> None:
         self.label = label
@@ -159,7 +168,8 @@ class AnswerPane(Vertical, can_focus=True):
         self.remove_class("-failed")
         await self.markdown.update("")
         self.show_scores()
-        self.body.anchor(False)
+        self.following, self.reserved, self.auto_y = True, 0, 0.0
+        self.markdown.styles.min_height = None
         self.body.scroll_home(animate=False, immediate=True)
 
     def preparing(self, text: str = "preparing evidence…") -> None:
@@ -175,10 +185,40 @@ class AnswerPane(Vertical, can_focus=True):
     def token(self) -> None:
         if self.clock is not None:
             self.clock.token()
-        # follow the end once the answer overflows (anchoring a short answer would pin it to
-        # the bottom of the pane); scrolling up releases the anchor until the end is reached
-        if not self.body.is_anchored and self.body.max_scroll_y > 0:
-            self.body.anchor()
+        self._follow()
+
+    def _follow(self) -> None:
+        """Keep the end of a streaming answer in view, moving the text up half a pane at a time.
+
+        Pinning the end to the bottom row would scroll the pane by a line every few tokens, and
+        each scroll repaints the whole pane (three panes at 100 tokens/s kept frames at 30-40 ms).
+        Instead blank lines are held below the text (the Markdown's min-height), so a token
+        only repaints its own paragraph; when the text reaches the bottom, the pane moves
+        up by half its height. Scrolling away stops following until the end is reached again."""
+        body = self.body
+        if body.scroll_y != self.auto_y:  # the analyst scrolled
+            self.following = body.scroll_y >= body.max_scroll_y
+        if not self.following:
+            return
+        height = body.scrollable_content_region.height
+        blocks = self.markdown.children
+        if height <= 2 or not blocks:
+            return
+        bottom = blocks[-1].virtual_region.bottom  # the text's last line + 1
+        if self.reserved < bottom + height:  # held well ahead, so a move is never clamped
+            self.reserved = bottom + 2 * height
+            self.markdown.styles.min_height = self.reserved
+        # a quarter pane early: the geometry seen here is a frame old, the text may have grown
+        if bottom > body.scroll_y + height - max(2, height // 4):
+            body.scroll_to(y=bottom - height // 2, animate=False, immediate=True)
+        self.auto_y = body.scroll_y
+
+    def settle(self) -> None:
+        """The stream has ended: drop the held lines; a followed answer ends at the bottom."""
+        self.markdown.styles.min_height = None
+        self.reserved = 0
+        if self.following:
+            self.call_after_refresh(self.body.scroll_end, animate=False, immediate=True)
 
     def finish(self, end: dict[str, Any]) -> None:
         self.end = end

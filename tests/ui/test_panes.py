@@ -1,0 +1,81 @@
+"""The answer pane follows a streaming answer: its last line stays in view while it streams (the
+text moves up half a pane at a time), an analyst who scrolls up is left where they are, and a
+followed answer ends scrolled to its last line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import App, ComposeResult
+from textual.widgets import Markdown
+
+from fintrade_tui.ui.panes import AnswerPane
+
+
+class _PaneApp(App):
+    def compose(self) -> ComposeResult:
+        yield AnswerPane("no_rag", "no_rag", id="pane")
+
+
+def _last_line(pane: AnswerPane) -> int:
+    """The text's last line in the body's coordinates (the Markdown sits at its top)."""
+    return pane.markdown.children[-1].virtual_region.bottom - 1
+
+
+def _end_in_view(pane: AnswerPane) -> bool:
+    body = pane.body
+    return body.scroll_y <= _last_line(pane) < body.scroll_y + body.scrollable_content_region.height
+
+
+async def _stream(pilot: Any, pane: AnswerPane, words: int, check: bool = True) -> list[float]:
+    """Feed `words` words through a MarkdownStream, as the Arena does; returns scroll offsets."""
+    stream = Markdown.get_stream(pane.markdown)
+    offsets = []
+    for i in range(words):
+        await stream.write(f"w{i:03d} " if (i + 1) % 12 else f"w{i:03d}\n\n")
+        pane.token()
+        await pilot.pause()
+        if check and pane.following and pane.markdown.children:
+            assert _end_in_view(pane)
+        offsets.append(pane.body.scroll_y)
+    await stream.stop()
+    return offsets
+
+
+async def test_follows_the_end_in_half_pane_steps_and_ends_at_the_bottom() -> None:
+    app = _PaneApp()
+    async with app.run_test(size=(40, 16)) as pilot:
+        pane = app.query_one(AnswerPane)
+        await pane.reset()
+        offsets = await _stream(pilot, pane, 150)
+        height = pane.body.scrollable_content_region.height
+        moves = [b - a for a, b in zip(offsets, offsets[1:], strict=False) if b != a]
+        assert moves, "a long answer scrolls"
+        # it moves in steps of about half the pane, not a line at a time
+        assert len(moves) < len(offsets) / 4
+        assert all(m >= height // 2 - 2 for m in moves)
+        pane.settle()
+        await pilot.pause()
+        await pilot.pause()
+        assert pane.markdown.styles.min_height is None
+        assert pane.body.max_scroll_y > 0
+        assert pane.body.scroll_y == pane.body.max_scroll_y
+        assert _end_in_view(pane)
+
+
+async def test_scrolling_up_stops_following_until_the_end() -> None:
+    app = _PaneApp()
+    async with app.run_test(size=(40, 16)) as pilot:
+        pane = app.query_one(AnswerPane)
+        await pane.reset()
+        await _stream(pilot, pane, 80)
+        assert pane.body.scroll_y > 0
+        pane.focus()
+        await pilot.press("home")
+        assert not pane.following
+        await _stream(pilot, pane, 40, check=False)
+        assert pane.body.scroll_y == 0  # left where the analyst put it
+        await pilot.press("end")
+        await pilot.pause()
+        assert pane.following and _end_in_view(pane)
+        await _stream(pilot, pane, 40)
