@@ -45,15 +45,7 @@ def provider(chunks: int, interval: float) -> Any:
     """bench-fast/<x>: `chunks` chunks, one every `interval` s, each with a timed marker."""
     from litellm import CustomLLM
 
-    def part(text: str, done: bool = False) -> dict:
-        return {
-            "text": text,
-            "tool_use": None,
-            "is_finished": done,
-            "finish_reason": "stop" if done else "",
-            "usage": None,
-            "index": 0,
-        }
+    from fintrade_tui.runs.llm import stream_chunk
 
     class Fast(CustomLLM):
         async def astreaming(self, model: str, messages: list, **_: Any):
@@ -63,8 +55,8 @@ def provider(chunks: int, interval: float) -> Any:
                 await asyncio.sleep(interval)
                 marker = f"k{call}x{i:04d}"
                 SENT[marker] = time.perf_counter()
-                yield part(marker + (" " if (i + 1) % 20 else "\n\n"))
-            yield part("", done=True)
+                yield stream_chunk(marker + (" " if (i + 1) % 20 else "\n\n"))
+            yield stream_chunk("", finished=True)
 
     return Fast()
 
@@ -72,11 +64,8 @@ def provider(chunks: int, interval: float) -> Any:
 def register(chunks: int, interval: float) -> None:
     from fintrade_tui.runs import llm
 
-    lm = llm.litellm()
-    lm.custom_provider_map = [
-        *[p for p in lm.custom_provider_map if p["provider"] != "bench-fast"],
-        {"provider": "bench-fast", "custom_handler": provider(chunks, interval)},
-    ]
+    llm.litellm()
+    llm.register_provider("bench-fast", provider(chunks, interval))
 
 
 def setup(folder: Path) -> Config:

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from fintrade_tui.cli import Ctx, emit_json, friendly, main
-from fintrade_tui.cli_store import _table, console, progress_bars
+from fintrade_tui.cli_output import console, print_table, progress_bars
 
 
 @main.command()
@@ -44,7 +44,7 @@ def judge(obj: Ctx, run_ids, batch, panel, model, force, concurrency, as_json) -
     if as_json:
         emit_json(rows)
         return
-    _table(rows, f"{len(rows)} runs judged by {name}" + (" (panel)" if panel else ""))
+    print_table(rows, f"{len(rows)} runs judged by {name}" + (" (panel)" if panel else ""))
     for r in saved:
         if r["status"] != "ok":
             err = r["detail"].get("error")
@@ -163,9 +163,9 @@ def report(obj: Ctx, scores: str, as_json: bool, markdown: bool, resamples: int)
     if table:
         click.echo(to_markdown(table))
     if agree:
-        _table(_agree_rows(agree), "human-judge agreement")
+        print_table(_agree_rows(agree), "human-judge agreement")
     if panel:
-        _table(panel, "SECQUE panel accuracy")
+        print_table(panel, "SECQUE panel accuracy")
 
 
 def _agree_rows(agree: list[dict]) -> list[dict]:
@@ -224,7 +224,7 @@ def tournament(obj: Ctx, question_id: str, model: str | None, as_json: bool) -> 
         emit_json(result)
         return
     by = {r["id"]: r for r in runs}
-    _table(
+    print_table(
         [
             {
                 "rank": i,

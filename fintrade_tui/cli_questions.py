@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from fintrade_tui.cli import Ctx, emit_json, friendly, main
-from fintrade_tui.cli_store import _table, console
+from fintrade_tui.cli_output import console, print_table
 from fintrade_tui.questions.model import Question
 
 IMPORTED = ("fintradebench", "jsonl", "secque", "finar")  # sources resolved from their text
@@ -46,7 +46,7 @@ def _report(items: list[Question]) -> dict:
 
 
 def _print_report(rep: dict, title: str) -> None:
-    _table(
+    print_table(
         [
             {"": "questions", "value": rep["questions"]},
             {"": "resolved (tickers + as_of)", "value": rep["resolved"]},
@@ -107,7 +107,7 @@ def list_(obj: Ctx, category, ticker, status, source, as_json: bool) -> None:
     if as_json:
         emit_json([asdict(q) | {"oracle": None} for q in items])
     else:
-        _table(rows, f"{len(rows)} questions")
+        print_table(rows, f"{len(rows)} questions")
 
 
 @questions.command()
@@ -147,7 +147,7 @@ def show(obj: Ctx, qid: str, as_json: bool) -> None:
         for n, ev in items.items()
     ]
     if rows:
-        _table(rows, "oracle evidence")
+        print_table(rows, "oracle evidence")
     if q.reference_answer:
         console.print(q.reference_answer[:1500], soft_wrap=True)
 
@@ -230,7 +230,7 @@ def finar(obj: Ctx, ticker: str, fiscal_year: int, as_json: bool) -> None:
     if as_json:
         emit_json([asdict(q) for q in items])
     else:
-        _table(
+        print_table(
             [{"id": q.id, "task": q.text[:60], "truth": q.reference_answer[:40]} for q in items],
             "FinAR tasks",
         )

@@ -7,7 +7,7 @@ from dataclasses import asdict
 import click
 
 from fintrade_tui.cli import Ctx, emit_json, friendly, main, parse_day
-from fintrade_tui.cli_store import _table, console, progress_bars
+from fintrade_tui.cli_output import console, print_table, progress_bars
 
 
 @main.command()
@@ -29,7 +29,7 @@ def index(obj: Ctx, tickers: tuple[str, ...], as_json: bool) -> None:
     if as_json:
         emit_json(data)
     else:
-        _table([{"": k, "value": v} for k, v in data.items()], "index summary")
+        print_table([{"": k, "value": v} for k, v in data.items()], "index summary")
 
 
 @main.command()

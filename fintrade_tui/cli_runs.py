@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from fintrade_tui.cli import Ctx, emit_json, friendly, main
-from fintrade_tui.cli_store import _table, console, progress_bars
+from fintrade_tui.cli_output import console, print_table, progress_bars
 from fintrade_tui.errors import UserError
 from fintrade_tui.runs.evidence import CONDITIONS, LABELS
 
@@ -195,7 +195,7 @@ def _summary(r: dict[str, Any]) -> dict[str, Any]:
 
 def _print_runs(rows: list[dict[str, Any]], title: str, drop: tuple[str, ...] = ()) -> None:
     """The table, then each failed run's error on its own line (errors are long)."""
-    _table([{k: v for k, v in _summary(r).items() if k not in drop} for r in rows], title)
+    print_table([{k: v for k, v in _summary(r).items() if k not in drop} for r in rows], title)
     for r in rows:
         if r["error"]:
             console.print(f"[red]{r['id']}[/] {r['status']}: {r['error']}", highlight=False)
@@ -280,7 +280,7 @@ def run_batch(
     if as_json:
         click.echo(json.dumps(data))
     else:
-        _table([{"": k, "value": v} for k, v in data.items()], "batch")
+        print_table([{"": k, "value": v} for k, v in data.items()], "batch")
 
 
 @main.group()

@@ -2,63 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
-from typing import Any
-
 import click
-from rich import box
-from rich.console import Console
-from rich.table import Table
 
 from fintrade_tui.cli import Ctx, emit_json, friendly, main, parse_day
-
-console = Console()
-
-
-def _fmt(v: Any) -> str:
-    if v is None:
-        return "—"
-    if isinstance(v, float):
-        return f"{v:,.4f}" if abs(v) < 1e6 else f"{v:,.0f}"
-    return str(v)
-
-
-def _table(rows: list[dict], title: str, columns: list[str] | None = None) -> None:
-    columns = columns or (list(rows[0]) if rows else [])
-    t = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
-    for k, c in enumerate(columns):
-        # only the last column may wrap: dates and numbers stay on one line in narrow terminals
-        t.add_column(c, no_wrap=k < len(columns) - 1, overflow="fold")
-    for r in rows:
-        t.add_row(*(_fmt(r.get(c)) for c in columns))
-    console.print(t)
-
-
-class _RichReporter:
-    def __init__(self, progress) -> None:
-        self.progress = progress
-
-    def start(self, label: str, total: int | None):
-        task = self.progress.add_task(label, total=total)
-        return lambda n=1: self.progress.advance(task, n)
-
-
-@contextlib.contextmanager
-def progress_bars(quiet: bool) -> Iterator[_RichReporter]:
-    """Rich progress bars on stderr (off for --json and when stderr is not a terminal)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    err = Console(stderr=True)
-    with Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=err,
-        disable=quiet or not err.is_terminal,
-    ) as progress:
-        yield _RichReporter(progress)
+from fintrade_tui.cli_output import console, fmt, print_table, progress_bars
 
 
 @main.command()
@@ -91,7 +38,7 @@ def ingest(obj: Ctx, strict: bool, as_json: bool) -> None:
     for q in s.quarantined:
         console.print(f"[yellow]quarantined[/] {q.file}: {q.reason}")
     data["quarantined"] = len(s.quarantined)
-    _table([{"": k, "value": v} for k, v in data.items()], "ingest summary")
+    print_table([{"": k, "value": v} for k, v in data.items()], "ingest summary")
 
 
 @main.command()
@@ -110,10 +57,10 @@ def snapshot(obj: Ctx, ticker: str, as_of: str, as_json: bool) -> None:
         emit_json(s)
         return
     console.print(
-        f"[bold]{s['ticker']}[/] as of {s['as_of']}: close {_fmt(s['close'])} "
-        f"(adj {_fmt(s['adj_close'])}) on {s['price_date']} from {s['price_source']}"
+        f"[bold]{s['ticker']}[/] as of {s['as_of']}: close {fmt(s['close'])} "
+        f"(adj {fmt(s['adj_close'])}) on {s['price_date']} from {s['price_source']}"
     )
-    _table([{"signal": k, "value": v} for k, v in s["signals"].items()], "signals")
+    print_table([{"signal": k, "value": v} for k, v in s["signals"].items()], "signals")
     rows = [
         {
             "ratio": k,
@@ -125,7 +72,7 @@ def snapshot(obj: Ctx, ticker: str, as_of: str, as_json: bool) -> None:
     ]
     missing = [k for k, v in s["fundamentals"].items() if not v]
     cols = ["ratio", "value", "period", "filed", "source", "accession"]
-    _table(rows, "fundamentals (filing-derived first; vendor sources fill gaps)", cols)
+    print_table(rows, "fundamentals (filing-derived first; vendor sources fill gaps)", cols)
     if missing:
         console.print(f"no source has: {', '.join(missing)}")
 
@@ -143,7 +90,7 @@ def signals(obj: Ctx, ticker: str, start: str | None, end: str | None, as_json: 
 
     with obj.connect() as con:
         rows = signals_between(con, ticker, parse_day(start, "--from"), parse_day(end, "--to"))
-    emit_json(rows) if as_json else _table(rows, f"{ticker.upper()} signals")
+    emit_json(rows) if as_json else print_table(rows, f"{ticker.upper()} signals")
 
 
 @main.command()
@@ -159,7 +106,7 @@ def facts(obj: Ctx, ticker: str, concept: str, dimensional: bool, as_json: bool)
 
     with obj.connect() as con:
         rows = facts_for(con, ticker, concept, dimensional)
-    emit_json(rows) if as_json else _table(rows, f"{ticker.upper()} {concept}")
+    emit_json(rows) if as_json else print_table(rows, f"{ticker.upper()} {concept}")
 
 
 @main.command()
@@ -177,7 +124,7 @@ def fundamentals(obj: Ctx, ticker: str, source: str | None, as_json: bool) -> No
     if as_json:
         emit_json(rows)
     else:
-        _table(
+        print_table(
             rows,
             f"{ticker.upper()} fundamentals",
             [

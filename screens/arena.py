@@ -37,7 +37,8 @@ from fintrade_tui.runs.arena_core import (
 )
 from fintrade_tui.runs.evidence import LABELS
 from fintrade_tui.ui.arena_open import ArenaOpening, QuestionPicker
-from fintrade_tui.ui.panes import AnswerPane, EvidencePanel
+from fintrade_tui.ui.evidence import EvidencePanel
+from fintrade_tui.ui.panes import AnswerPane
 
 from .score import ArenaScoring
 
@@ -57,14 +58,15 @@ class ArenaScreen(ArenaOpening, ArenaScoring, Screen):
     ArenaScreen #arena-status.-error { color: $error; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
+        # m, l, i and t are spelled out in the settings line; every key is in `?` and ctrl+p
         Binding("r", "run_all", "Run", id="arena.run"),
         Binding("e", "rerun", "Re-run", id="arena.rerun"),
         Binding("x", "cancel", "Cancel", id="arena.cancel"),
-        Binding("X", "cancel_all", "Cancel all", id="arena.cancel_all"),
-        Binding("m", "model", "Model", id="arena.model"),
-        Binding("l", "level", "Level", id="arena.level"),
-        Binding("i", "toggle('indicator_rag')", "Ind-RAG", id="arena.indicator"),
-        Binding("t", "toggle('tool_use')", "Tools", id="arena.tools"),
+        Binding("X", "cancel_all", "Cancel all", show=False, id="arena.cancel_all"),
+        Binding("m", "model", "Model", show=False, id="arena.model"),
+        Binding("l", "level", "Level", show=False, id="arena.level"),
+        Binding("i", "toggle('indicator_rag')", "Ind-RAG", show=False, id="arena.indicator"),
+        Binding("t", "toggle('tool_use')", "Tools", show=False, id="arena.tools"),
         Binding("b", "blind", "Blind", id="arena.blind"),
         Binding("v", "reveal", "Reveal", id="arena.reveal"),
         Binding("s", "score", "Score", id="arena.score"),

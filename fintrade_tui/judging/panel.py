@@ -13,17 +13,20 @@ from collections.abc import Sequence
 
 VOTE_VALUES = (0, 1, 2)
 
-# Constrains one judge's output (llama-cpp grammars honour `enum`, not minimum/maximum, so
-# the allowed scores are spelled out). Validate anyway: see parse_vote.
-PANEL_SCHEMA: dict = {
-    "type": "object",
-    "properties": {
-        "score": {"type": "integer", "enum": list(VOTE_VALUES)},
-        "reason": {"type": "string"},
-    },
-    "required": ["score", "reason"],
-    "additionalProperties": False,
-}
+
+def choice_schema(field: str, kind: str, values: Sequence[object]) -> dict:
+    """The JSON schema of a judge's one-choice reply, `{field: one of values, "reason": ...}`.
+    llama.cpp grammars honour `enum`, not minimum/maximum, so the choices are spelled out;
+    replies are validated anyway (a hosted model may ignore the schema)."""
+    return {
+        "type": "object",
+        "properties": {field: {"type": kind, "enum": list(values)}, "reason": {"type": "string"}},
+        "required": [field, "reason"],
+        "additionalProperties": False,
+    }
+
+
+PANEL_SCHEMA: dict = choice_schema("score", "integer", VOTE_VALUES)
 
 
 def _check_score(value: object, what: str) -> int:

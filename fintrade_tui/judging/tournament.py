@@ -11,19 +11,11 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from itertools import combinations
 
-from fintrade_tui.judging.panel import load_json_object
+from fintrade_tui.judging.panel import choice_schema, load_json_object
 
 VERDICTS = ("A", "B", "tie")
 
-PAIR_SCHEMA: dict = {
-    "type": "object",
-    "properties": {
-        "winner": {"type": "string", "enum": list(VERDICTS)},
-        "reason": {"type": "string"},
-    },
-    "required": ["winner", "reason"],
-    "additionalProperties": False,
-}
+PAIR_SCHEMA: dict = choice_schema("winner", "string", VERDICTS)
 
 
 def normalize_verdict(value: object) -> str:

@@ -270,17 +270,6 @@ def disagreements(
     return out
 
 
-def judge_detail(row: dict[str, Any]) -> dict[str, Any]:
-    """A score row's detail as a dict (ScoreStore.save returns it as stored, JSON text)."""
-    detail = row.get("detail")
-    if isinstance(detail, str):
-        try:
-            detail = json.loads(detail)
-        except json.JSONDecodeError:
-            return {}
-    return detail if isinstance(detail, dict) else {}
-
-
 def prf_line(prf: dict[str, Any] | None) -> str:
     """`golden P 0.50 R 1.00 F1 0.67 (roa, roe)`."""
     if not prf:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fintrade_tui.errors import UserError
+from fintrade_tui.runs.llm import stream_chunk
 
 PROVIDER = "local"
 MAX_INSTANCES = 3  # streams of one local model at once; more wait for a free instance
@@ -172,21 +173,6 @@ def _flat(messages: list) -> str:
     return "\n".join(str(m.get("content") or "") for m in messages)
 
 
-def _chunk(text: str, finished: bool = False, finish: str = "", usage: dict | None = None) -> dict:
-    out = {"text": text, "tool_use": None, "is_finished": finished, "finish_reason": finish}
-    out["usage"] = (
-        {
-            "prompt_tokens": usage["prompt_tokens"],
-            "completion_tokens": usage["completion_tokens"],
-            "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"],
-        }
-        if usage
-        else None
-    )
-    out["index"] = 0
-    return out
-
-
 def _make_provider() -> Any:
     from litellm import CustomLLM, ModelResponse
 
@@ -196,16 +182,16 @@ def _make_provider() -> Any:
         def streaming(self, model: str, messages: list, optional_params: dict, **_: Any):
             for part in generate(model, messages, optional_params):
                 if "usage" in part:
-                    yield _chunk("", True, part["finish"], part["usage"])
+                    yield stream_chunk("", True, part["finish"], part["usage"])
                 else:
-                    yield _chunk(part["text"])
+                    yield stream_chunk(part["text"])
 
         async def astreaming(self, model: str, messages: list, optional_params: dict, **_: Any):
             async for part in _agenerate(model, messages, optional_params):
                 if "usage" in part:
-                    yield _chunk("", True, part["finish"], part["usage"])
+                    yield stream_chunk("", True, part["finish"], part["usage"])
                 else:
-                    yield _chunk(part["text"])
+                    yield stream_chunk(part["text"])
 
         def completion(self, model: str, messages: list, optional_params: dict, **_: Any):
             return _whole(model, list(generate(model, messages, optional_params)), ModelResponse)
@@ -270,12 +256,9 @@ def install() -> None:
     global _INSTALLED
     if _INSTALLED:
         return
-    import litellm
+    from fintrade_tui.runs.llm import register_provider
 
-    litellm.custom_provider_map = [
-        *[p for p in litellm.custom_provider_map if p.get("provider") != PROVIDER],
-        {"provider": PROVIDER, "custom_handler": _make_provider()},
-    ]
+    register_provider(PROVIDER, _make_provider())
     _INSTALLED = True
 
 

@@ -5,10 +5,13 @@ Screens are pushed by name; every screen keeps its work in workers."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
+from functools import partial
 from typing import Any, ClassVar
 
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 from textual.widgets import Footer, Header
 
 from fintrade_tui.config import Config
@@ -89,6 +92,25 @@ class FinTradeApp(App):
         from fintrade_tui.ui.registry import make_screen
 
         self.push_screen(make_screen(name, **kwargs))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """The command palette (ctrl+p): Textual's own commands, then every key of the screen
+        and the app that has a description, hidden ones too, named as in `?` with their key."""
+        yield from super().get_system_commands(screen)
+        seen: set[tuple[int, str]] = set()
+        for active in screen.active_bindings.values():
+            binding = active.binding
+            if binding.system or not binding.description:
+                continue
+            if (id(active.node), binding.action) in seen:
+                continue
+            seen.add((id(active.node), binding.action))
+            yield SystemCommand(
+                binding.description,
+                f"key {self.get_key_display(binding)}"
+                + ("" if active.enabled else " (unavailable)"),
+                partial(self.run_action, binding.action, active.node),
+            )
 
     def action_show_keys(self) -> None:
         if self.screen.query("HelpPanel"):

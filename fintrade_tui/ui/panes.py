@@ -1,7 +1,6 @@
-"""Arena widgets: an answer pane (a streamed Markdown answer that follows its end, a status line,
-the judge's and the analyst's scores inline) and the evidence panel of the focused pane with its
-passage modal. Every widget here only shows state: the Arena screen owns the workers that fill
-them."""
+"""Arena widgets: an answer pane - a streamed Markdown answer that follows its end, a status
+line, the judge's and the analyst's scores inline. It only shows state: the Arena screen owns
+the workers that fill it (the evidence panel is in ui/evidence.py)."""
 
 from __future__ import annotations
 
@@ -9,22 +8,17 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
-from textual.screen import ModalScreen
-from textual.widgets import LoadingIndicator, Markdown, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import LoadingIndicator, Markdown, Static
 
 from fintrade_tui.judging.annotations import DIMENSIONS
 from fintrade_tui.runs.arena_core import (
     Clock,
-    Row,
     audit_rows,
     disagreements,
-    judge_detail,
     prf_line,
     record_status,
     scores_text,
@@ -302,7 +296,7 @@ def score_text(
         t.append("judging…\n", "italic")
     if not judge:
         return t
-    detail = judge_detail(judge)
+    detail = judge.get("detail") or {}
     t.append(f"Judge ({judge.get('annotator')}): ", "bold")
     if judge.get("status") != "ok":
         t.append(f"failed — {detail.get('error') or 'no valid output'}\n", "red")
@@ -330,72 +324,3 @@ def score_text(
         t.append(line + "\n")
     t.rstrip()
     return t
-
-
-class PassageScreen(ModalScreen[None]):
-    """A parent passage or a tool result in full; Esc, Enter or q closes it."""
-
-    DEFAULT_CSS = """
-    PassageScreen { align: center middle; }
-    PassageScreen > Vertical {
-        width: 90%; height: 85%; border: thick $accent; background: $surface;
-    }
-    PassageScreen .passage-title { height: auto; padding: 0 1; text-style: bold; }
-    PassageScreen VerticalScroll { height: 1fr; padding: 0 1; }
-    PassageScreen .passage-help { height: 1; padding: 0 1; color: $text-muted; }
-    """
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "dismiss", "Close"),
-        Binding("enter", "dismiss", show=False),
-        Binding("q", "dismiss", show=False),
-    ]
-
-    def __init__(self, title: str, body: str) -> None:
-        super().__init__()
-        self.title_text = title
-        self.body_text = body
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(Text(self.title_text), classes="passage-title")
-            with VerticalScroll():
-                yield Static(Text(self.body_text or "(empty)"))
-            yield Static("Esc closes", classes="passage-help")
-
-
-class EvidencePanel(Vertical):
-    """The focused pane's evidence: items (track, title, date, scores) and tool calls; Enter
-    opens the parent passage or the full result."""
-
-    DEFAULT_CSS = """
-    EvidencePanel { height: 9; border-top: solid $panel-lighten-2; }
-    EvidencePanel > .ev-title { height: 1; padding: 0 1; text-style: bold; }
-    EvidencePanel > OptionList { height: 1fr; border: none; }
-    """
-
-    def __init__(self, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self.rows: list[Row] = []
-
-    def compose(self) -> ComposeResult:
-        yield Static("Evidence", classes="ev-title")
-        yield OptionList()
-
-    def show(self, title: str, rows: list[Row], empty: str = "no evidence") -> None:
-        self.rows = rows
-        self.query_one(".ev-title", Static).update(Text(title))
-        ol = self.query_one(OptionList)
-        ol.clear_options()
-        if rows:
-            ol.add_options(Option(Text(r.line, no_wrap=True, overflow="ellipsis")) for r in rows)
-            ol.highlighted = 0
-        else:
-            ol.add_option(Option(Text(empty, style="italic"), disabled=True))
-
-    @on(OptionList.OptionSelected)
-    def _open(self, event: OptionList.OptionSelected) -> None:
-        event.stop()
-        if 0 <= event.option_index < len(self.rows):
-            row = self.rows[event.option_index]
-            if row.body:
-                self.app.push_screen(PassageScreen(row.title, row.body))

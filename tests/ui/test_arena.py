@@ -47,21 +47,16 @@ class _Slow:
             async def astreaming(self, model: str, messages: list, **_: Any):
                 for word in ANSWER.split(" "):
                     await asyncio.sleep(0.15)
-                    yield {"text": word + " ", "tool_use": None, "is_finished": False,
-                           "finish_reason": "", "usage": None, "index": 0}  # fmt: skip
-                yield {"text": "", "tool_use": None, "is_finished": True,
-                       "finish_reason": "stop", "usage": None, "index": 0}  # fmt: skip
+                    yield llm.stream_chunk(word + " ")
+                yield llm.stream_chunk("", finished=True)
 
         return Provider()
 
 
 @pytest.fixture(scope="module")
 def slow_provider() -> None:
-    lm = llm.litellm()
-    lm.custom_provider_map = [
-        *[p for p in lm.custom_provider_map if p["provider"] != "arena-slow"],
-        {"provider": "arena-slow", "custom_handler": _Slow.make()},
-    ]
+    llm.litellm()
+    llm.register_provider("arena-slow", _Slow.make())
 
 
 def _question(built_store: Config) -> Question:

@@ -230,6 +230,30 @@ async def test_unknown_ticker_is_shown_in_place(cfg: Config) -> None:
         assert app.is_running
 
 
+async def test_every_key_is_a_palette_command(cfg: Config) -> None:
+    """ctrl+p lists the screen's and the app's keys (hidden ones too); choosing one runs it."""
+    from fintrade_tui.ui.app import FinTradeApp
+
+    app = FinTradeApp(cfg)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        app.action_goto("company", ticker="AAPL", quarter="FY2024 Q4")
+        await settle(pilot)
+        names = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        for title in ("Prev quarter", "Latest", "Questions", "Results", "Quit"):
+            assert title in names, title
+        assert names["Latest"] == "key end"
+        before = app.screen.view["quarter"]["key"]
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Prev quarter")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "CompanyScreen"
+        assert app.screen.view["quarter"]["key"] != before
+        assert app.screen.view["quarter"]["key"] < before
+
+
 def test_company_snapshot(cfg: Config, snap_compare) -> None:
     """AAPL FY2024 Q4: header with the PIT badge, fundamentals table, four charts."""
     from fintrade_tui.ui.app import FinTradeApp

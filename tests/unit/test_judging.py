@@ -72,11 +72,8 @@ class Script:
                     choices=[{"index": 0, "message": {"role": "assistant", "content": text}}],
                 )
 
-        lm = llm.litellm()
-        lm.custom_provider_map = [
-            *[p for p in lm.custom_provider_map if p["provider"] != "script"],
-            {"provider": "script", "custom_handler": Provider()},
-        ]
+        llm.litellm()
+        llm.register_provider("script", Provider())
 
 
 @pytest.fixture

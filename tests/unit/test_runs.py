@@ -33,16 +33,6 @@ class _Faulty:
         import litellm
         from litellm import CustomLLM
 
-        def chunk(text: str, done: bool = False) -> dict:
-            return {
-                "text": text,
-                "tool_use": None,
-                "is_finished": done,
-                "finish_reason": "stop" if done else "",
-                "usage": None,
-                "index": 0,
-            }
-
         class Provider(CustomLLM):
             async def astreaming(self, model: str, messages: list, **_):
                 kind = model.split("/", 1)[-1]
@@ -56,19 +46,16 @@ class _Faulty:
                         raise litellm.APIConnectionError("connection reset", "faulty", model)
                     if kind == "slow":
                         await asyncio.sleep(0.2)
-                    yield chunk(word + " ")
-                yield chunk("", done=True)
+                    yield llm.stream_chunk(word + " ")
+                yield llm.stream_chunk("", finished=True)
 
         return Provider()
 
 
 @pytest.fixture(scope="module")
 def faulty() -> None:
-    lm = llm.litellm()
-    lm.custom_provider_map = [
-        *[p for p in lm.custom_provider_map if p["provider"] != "faulty"],
-        {"provider": "faulty", "custom_handler": _Faulty.make()},
-    ]
+    llm.litellm()
+    llm.register_provider("faulty", _Faulty.make())
 
 
 def _cfg(built_store: Config, tmp: Path) -> Config:
