@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test lint bench bench-models bench-retrieval index clean-store
+.PHONY: venv demo test lint bench bench-models bench-retrieval bench-tui index clean-store
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -46,6 +46,9 @@ bench-models: venv
 
 bench-retrieval: venv
 	$(BIN)/python benchmarks/bench_retrieval.py
+
+bench-tui: venv
+	$(BIN)/python benchmarks/bench_tui.py
 
 clean-store:
 	rm -f data/fintrade.duckdb

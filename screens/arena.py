@@ -26,27 +26,24 @@ from textual.widgets import Footer, Header, Markdown, Static
 
 from fintrade_tui.runs import llm
 from fintrade_tui.runs.arena_core import (
-    LEVELS,
     QUIET_GC,
-    blind_order,
-    cycle,
     evidence_rows,
     ordered,
-    pane_label,
-    toggle,
 )
 from fintrade_tui.runs.evidence import LABELS
 from fintrade_tui.ui.arena_open import ArenaOpening, QuestionPicker
+from fintrade_tui.ui.arena_panes import ArenaPanes
 from fintrade_tui.ui.evidence import EvidencePanel
 from fintrade_tui.ui.panes import AnswerPane
 
 from .score import ArenaScoring
 
-READ_ONLY_BLOCKED = {"run_all", "rerun", "cancel", "cancel_all", "model", "level", "toggle"}
+READ_ONLY_BLOCKED = {"run_all", "rerun", "cancel", "cancel_all", "model", "compare", "level"}
+READ_ONLY_BLOCKED |= {"toggle"}
 READ_ONLY_BLOCKED |= {"pick"}
 
 
-class ArenaScreen(ArenaOpening, ArenaScoring, Screen):
+class ArenaScreen(ArenaOpening, ArenaScoring, ArenaPanes, Screen):
     """Question × conditions side by side; run, cancel, re-run, blind, score, judge."""
 
     AUTO_FOCUS = None  # focus goes to the picker or the first pane once the question is known
@@ -58,12 +55,13 @@ class ArenaScreen(ArenaOpening, ArenaScoring, Screen):
     ArenaScreen #arena-status.-error { color: $error; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
-        # m, l, i and t are spelled out in the settings line; every key is in `?` and ctrl+p
+        # m, M, l, i and t are spelled out in the settings line; every key is in `?` and ctrl+p
         Binding("r", "run_all", "Run", id="arena.run"),
         Binding("e", "rerun", "Re-run", id="arena.rerun"),
         Binding("x", "cancel", "Cancel", id="arena.cancel"),
         Binding("X", "cancel_all", "Cancel all", show=False, id="arena.cancel_all"),
         Binding("m", "model", "Model", show=False, id="arena.model"),
+        Binding("M", "compare", "Compare model", show=False, id="arena.compare"),
         Binding("l", "level", "Level", show=False, id="arena.level"),
         Binding("i", "toggle('indicator_rag')", "Ind-RAG", show=False, id="arena.indicator"),
         Binding("t", "toggle('tool_use')", "Tools", show=False, id="arena.tools"),
@@ -122,6 +120,7 @@ class ArenaScreen(ArenaOpening, ArenaScoring, Screen):
     def on_mount(self) -> None:
         cfg = self.cfg
         self.model = getattr(self.app, "model", None) or cfg.runs.default_model
+        self.compare: str | None = None  # a second model answering beside the first
         self.level = cfg.ui.ask_level or cfg.runs.level
         self.conditions = ordered(cfg.runs.conditions)
         self.query_one(QuestionPicker).display = False
@@ -143,7 +142,10 @@ class ArenaScreen(ArenaOpening, ArenaScoring, Screen):
             text = f"replay of {len(self.records)} stored runs" + " (read-only)" * self.read_only
         else:
             conds = ", ".join(LABELS[c] for c in self.conditions) or "none"
-            text = f"model {self.model} (m) · level {self.level} (l) · {conds} (i/t)"
+            models = f"model {self.model} (m)" + (
+                f" vs {self.compare} (M)" if self.compare else " · compare (M)"
+            )
+            text = f"{models} · level {self.level} (l) · {conds} (i/t)"
         blind = "on" + (", revealed" if self.revealed else "") if self.blind else "off"
         self.query_one("#settings", Static).update(Text(f"{text} · blind {blind} (b)"))
 
@@ -151,50 +153,6 @@ class ArenaScreen(ArenaOpening, ArenaScoring, Screen):
         return not (self.read_only and action in READ_ONLY_BLOCKED)
 
     # -- panes --
-    async def _build_panes(self) -> None:
-        box = self.query_one("#panes")
-        for p in self.panes():
-            if p.running:
-                p.worker.cancel()
-        await box.remove_children()
-        keys = [(c, c, "") for c in self.conditions]
-        if self.records:
-            models = {r["model"] for r in self.records}
-            keys = [(r["condition"], r["id"], r["model"] * (len(models) > 1)) for r in self.records]
-        new = [self._new_pane(cond, key, model) for cond, key, model in keys]
-        await box.mount_all(new)
-        self._arrange()
-        if new:
-            self.panes()[0].focus()
-        else:
-            self.evidence_for(None)
-
-    def _new_pane(self, condition: str, key: str, model: str = "") -> AnswerPane:
-        return AnswerPane(
-            condition,
-            key,
-            model=model,
-            hide_timings=self.hide_timings,
-            threshold=self.cfg.judging.disagreement,
-            id=f"pane-{key}",
-        )
-
-    def _arrange(self) -> None:
-        """Order panes (canonical, or seeded-shuffled while blind) and label them."""
-        box = self.query_one("#panes")
-        panes = {p.key: p for p in self.panes()}
-        keys = [r["id"] for r in self.records] if self.records else ordered(list(panes))
-        if self.blind:
-            seed = f"{self.blind_seed}|{self.question.id if self.question else ''}"
-            keys = blind_order(keys, seed)
-        for i, key in enumerate(keys):
-            pane = panes[key]
-            if box.children[-1] is not pane:
-                box.move_child(pane, after=box.children[-1])
-            pane.set_label(pane_label(pane.condition, self.blind, self.revealed, i, pane.model))
-        self._settings()
-        self.evidence_for(self.current)
-
     def on_answer_pane_focused(self, event: AnswerPane.Focused) -> None:
         self.current = event.pane
         self.evidence_for(event.pane)
@@ -263,7 +221,7 @@ class ArenaScreen(ArenaOpening, ArenaScoring, Screen):
     def _start(self, pane: AnswerPane) -> None:
         from fintrade_tui.runs.runner import RunSpec
 
-        spec = RunSpec(self.question, pane.condition, self.model, self.level)
+        spec = RunSpec(self.question, pane.condition, pane.model or self.model, self.level)
         pane.worker = self._run_pane(pane, spec, pane.worker)
 
     @work(group="arena-runs", exit_on_error=False)
@@ -347,29 +305,3 @@ class ArenaScreen(ArenaOpening, ArenaScoring, Screen):
     def _refresh_evidence(self, pane: AnswerPane) -> None:
         if pane is self.current:
             self.evidence_for(pane)
-
-    # -- settings --
-    def action_model(self) -> None:
-        self.model = cycle(list(self.cfg.models), self.model)
-        self.app.model = self.model
-        self._settings()
-
-    def action_level(self) -> None:
-        self.level = cycle(LEVELS, self.level)
-        self._settings()
-
-    async def action_toggle(self, condition: str) -> None:
-        self.conditions = toggle(self.conditions, condition)
-        box = self.query_one("#panes")
-        have = {p.key: p for p in self.panes()}
-        for key, pane in have.items():
-            if key not in self.conditions:
-                if pane.running:
-                    pane.worker.cancel()
-                if pane is self.current:
-                    self.current = None
-                await pane.remove()
-        add = [c for c in self.conditions if c not in have]
-        if add and self.question is not None:
-            await box.mount_all(self._new_pane(c, c) for c in add)
-        self._arrange()

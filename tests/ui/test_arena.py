@@ -335,41 +335,34 @@ async def test_picker_opens_a_typed_id_and_errors_stay_in_place(cfg: Config) -> 
         assert (arena.level, arena.model) == ("L6", "slow")
 
 
-# -- core ------------------------------------------------------------------------------------
-def test_core_helpers() -> None:
-    assert core.toggle(["oracle", "no_rag"], "tool_use") == ["no_rag", "tool_use", "oracle"]
-    assert core.toggle(["no_rag", "tool_use"], "tool_use") == ["no_rag"]
-    assert core.cycle(core.LEVELS, "L6") == "L1" and core.cycle(["a", "b"], "zz") == "a"
-    assert [core.letter(i) for i in (0, 2, 26)] == ["A", "C", "A2"]
-    order = core.blind_order(CONDITIONS, "s|q")
-    assert sorted(order) == sorted(CONDITIONS) and order == core.blind_order(CONDITIONS, "s|q")
-    assert core.pane_label("oracle", True, False, 1) == "B"
-    assert core.pane_label("oracle", True, True, 1) == "B = Oracle"
-    line = core.status_line("completed", 0.5, 12.34, 3.21)
-    assert line == "completed · ttft 0.50 s · 12.3 tok/s · 3.2 s"
-    assert core.status_line("error", 0.5, None, 1.0, "boom", hide_timings=True) == "error — boom"
-    ev = {
-        "items": [
-            {
-                "id": "c1",
-                "track": "filing",
-                "title": "AAPL 10-K",
-                "available_from": "2024-11-01",
-                "meta": {"scores": {"rrf": 0.0312}, "parent_text": "the parent"},
-            },
-            {"id": "tool:1:get_signal", "track": "tool", "title": "get_signal", "meta": {}},
-        ],
-        "notes": ["n1"],
-    }
-    calls = [{"n": 1, "name": "get_signal", "arguments": {"ticker": "AAPL"}, "result": {"v": 1}}]
-    rows = core.evidence_rows(ev, calls)
-    assert [r.kind for r in rows] == ["item", "tool", "note"]
-    assert rows[0].line == "[filing]  AAPL 10-K  2024-11-01  rrf 0.031"
-    assert rows[0].body == "the parent"
-    assert rows[1].line.startswith('[call 1] get_signal({"ticker": "AAPL"}) -> {"v": 1}')
-    assert core.disagreements({"accuracy": 5, "clarity": 3}, {"accuracy": 3, "clarity": 2}, 2) == {
-        "accuracy": (5, 3)
-    }
+async def test_two_models_answer_side_by_side(cfg: Config) -> None:
+    """M adds a second model: every condition for each model, stored under its model; turning
+    the comparison off keeps the first model's answers."""
+    app = ArenaApp(cfg, question_id="T-ARENA")
+    async with app.run_test(size=(150, 40)) as pilot:
+        await settle(pilot)
+        arena = app.screen
+        await pilot.press("M", "M")  # none -> slow -> judge
+        await settle(pilot)
+        assert arena.compare == "judge"
+        names = {"no_rag": "No-RAG", "indicator_rag": "Indicator-RAG", "oracle": "Oracle"}
+        assert _labels(arena) == [
+            f"{names[c]} · {m}" for m in ("mock", "judge") for c in CONDITIONS
+        ]
+        await pilot.press("r")
+        await settle(pilot)
+        runs = RunStore(app.workspace_connection())
+        stored = [runs.get(p.run_id) for p in arena.panes()]
+        assert {(r["model"], r["condition"], r["status"]) for r in stored} == {
+            (m, c, "completed") for m in ("mock", "judge") for c in CONDITIONS
+        }
+        first = arena.panes()[0]
+        assert first.markdown.source == ANSWER
+        assert "matches the store" in arena.panes()[3].markdown.source  # the judge's reply
+        await pilot.press("M")  # judge -> none
+        await settle(pilot)
+        assert _labels(arena) == ["No-RAG", "Indicator-RAG", "Oracle"]
+        assert arena.panes()[0] is first and first.markdown.source == ANSWER
 
 
 # -- snapshot --------------------------------------------------------------------------------
