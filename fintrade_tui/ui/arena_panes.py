@@ -109,6 +109,9 @@ class ArenaPanes:
     async def action_compare(self) -> None:
         """Cycle the second model: none, then each other model in the registry."""
         options = [None, *[m for m in self.cfg.models if m != self.model]]
+        if len(options) == 1:
+            self.say("one model in the registry: add another under models: to compare", True)
+            return
         at = options.index(self.compare) if self.compare in options else 0
         self.compare = options[(at + 1) % len(options)]
         await self._sync_panes()

@@ -365,6 +365,16 @@ async def test_two_models_answer_side_by_side(cfg: Config) -> None:
         assert arena.panes()[0] is first and first.markdown.source == ANSWER
 
 
+async def test_compare_with_one_model_says_how(cfg: Config) -> None:
+    one = cfg.model_copy(update={"models": {"mock": cfg.models["mock"]}})
+    app = ArenaApp(one, question_id="T-ARENA")
+    async with app.run_test(size=(150, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("M")
+        assert app.screen.compare is None and len(app.screen.panes()) == 3
+        assert "add another under models:" in str(app.screen.query_one("#arena-status").content)
+
+
 # -- snapshot --------------------------------------------------------------------------------
 def test_arena_snapshot(cfg: Config, snap_compare) -> None:
     """Three completed mocked panes, the Oracle pane focused with its evidence; no timings."""
