@@ -39,6 +39,17 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 MARK = re.compile(r"\bk(\d+)x(\d{4})\b")
 SENT: dict[str, float] = {}
 CALLS = [0]
+LISTS = [False]  # --lists: the answers are bullet lists
+
+
+def piece(marker: str, i: int) -> str:
+    """Chunk `i`: paragraphs of 20 markers, or with `--lists` bullet items of 5 (lists of 8
+    items), as models write them. Textual updates a paragraph in place but re-mounts a whole
+    list on every append."""
+    if not LISTS[0]:
+        return marker + (" " if (i + 1) % 20 else "\n\n")
+    lead = "\n\n- " if i % 40 == 0 and i else ("\n- " if i % 5 == 0 else " ")
+    return ("- " if i == 0 else lead) + marker
 
 
 def provider(chunks: int, interval: float) -> Any:
@@ -55,7 +66,7 @@ def provider(chunks: int, interval: float) -> Any:
                 await asyncio.sleep(interval)
                 marker = f"k{call}x{i:04d}"
                 SENT[marker] = time.perf_counter()
-                yield stream_chunk(marker + (" " if (i + 1) % 20 else "\n\n"))
+                yield stream_chunk(piece(marker, i))
             yield stream_chunk("", finished=True)
 
     return Fast()
@@ -152,7 +163,7 @@ def bare_app(chunks: int, interval: float) -> Any:
                 await asyncio.sleep(interval)
                 marker = f"k{pane + 1}x{i:04d}"
                 SENT[marker] = time.perf_counter()
-                await stream.write(marker + (" " if (i + 1) % 20 else "\n\n"))
+                await stream.write(piece(marker, i))
                 if not scroll.is_anchored and scroll.max_scroll_y > 0:
                     scroll.anchor()
             await stream.stop()
@@ -250,8 +261,10 @@ def main() -> None:
     ap.add_argument("--interval", type=float, default=0.01, help="seconds between chunks")
     ap.add_argument("--size", default="150x45", help="terminal columns x rows")
     ap.add_argument("--reps", type=int, default=3, help="runs of each subject, interleaved")
+    ap.add_argument("--lists", action="store_true", help="answers as bullet lists")
     ap.add_argument("--one", choices=["app", "textual"], help=argparse.SUPPRESS)
     args = ap.parse_args()
+    LISTS[0] = args.lists
     if args.one:
         print(json.dumps(one(args)))
         return
@@ -260,11 +273,13 @@ def main() -> None:
         for subject in results:
             cmd = [sys.executable, __file__, "--one", subject, "--chunks", str(args.chunks)]
             cmd += ["--interval", str(args.interval), "--size", args.size]
+            cmd += ["--lists"] * args.lists
             out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
             results[subject].append(json.loads(out.strip().splitlines()[-1]))
     nominal = args.chunks * args.interval
     print(
-        f"3 panes x {args.chunks} chunks, one every {args.interval * 1000:g} ms per pane "
+        f"3 panes x {args.chunks} chunks{' in bullet lists' * args.lists}, "
+        f"one every {args.interval * 1000:g} ms per pane "
         f"(nominal {nominal:g} s), terminal {args.size}, {args.reps} runs each, median [range]"
     )
     print(f"{'':40} {'app':>20} {'textual':>20} {'app/textual':>11}  goal")

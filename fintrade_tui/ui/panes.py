@@ -24,6 +24,7 @@ from fintrade_tui.runs.arena_core import (
     scores_text,
     status_line,
 )
+from fintrade_tui.ui.streaming import StreamingMarkdown
 
 VERDICT_STYLE = {"SUPPORTED": "green", "CONTRADICTED": "bold red", "NOT_FOUND": "yellow"}
 FINISHED = ("completed", "error", "timeout", "cancelled", "interrupted")
@@ -113,7 +114,7 @@ class AnswerPane(Vertical, can_focus=True):
         yield Static(classes="pane-title")
         yield LoadingIndicator()
         with _Body():
-            yield Markdown(parser_factory=_parser)
+            yield StreamingMarkdown(parser_factory=_parser)
             yield Static(classes="pane-scores")
         yield Static(self.status, classes="pane-status")
 

@@ -1,0 +1,166 @@
+"""Streaming Markdown into the Arena's panes, cheaply enough for three at once.
+
+Textual's Markdown appends by re-parsing the last block and replacing it: a paragraph is
+updated in place, but a list is removed and mounted again, every item, on every append - and
+each append runs inside `app.batch_update()` and awaits there, so while any pane is appending
+the screen does not repaint. Three panes streaming bullet lists froze the Arena for 3-4 s at a
+time (`bench_tui.py --lists`). Two remedies:
+
+- `StreamingMarkdown` updates a list in place: the last item's content, then the new items.
+- `FrameStream` (a MarkdownStream) appends what has arrived, then waits for the next layout
+  refresh (at most `MAX_WAIT`) before it appends again; text arriving meanwhile is joined."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import suppress
+from typing import Any
+
+from textual.containers import Horizontal, Vertical
+from textual.widget import Widget
+from textual.widgets import Markdown
+from textual.widgets._markdown import (  # the list blocks are not exported; Markdown.BLOCKS
+    MarkdownBullet,  # is the documented way to replace them
+    MarkdownBulletList,
+    MarkdownListItem,
+    MarkdownOrderedList,
+    MarkdownParagraph,
+)
+from textual.widgets.markdown import MarkdownBlock, MarkdownStream
+
+MAX_WAIT = 0.1  # seconds: a hidden screen does not refresh; keep appending slowly then
+
+
+class FrameStream(MarkdownStream):
+    """Feeds a Markdown widget, at most one append per screen refresh."""
+
+    def __init__(self, markdown: Markdown) -> None:
+        super().__init__(markdown)
+        self._refreshed = asyncio.Event()
+        self._signal: Any = None
+
+    @classmethod
+    def open(cls, markdown: Markdown) -> FrameStream:
+        """A started stream (like `Markdown.get_stream`)."""
+        stream = cls(markdown)
+        stream._signal = markdown.screen.screen_layout_refresh_signal
+        stream._signal.subscribe(markdown, lambda _: stream._refreshed.set(), immediate=True)
+        stream.start()
+        return stream
+
+    async def _run(self) -> None:
+        try:
+            while await self._new_markup.wait():
+                text = "".join(self._pending)
+                self._pending.clear()
+                self._new_markup.clear()
+                await asyncio.shield(self.markdown_widget.append(text))
+                self._refreshed.clear()
+                # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow the
+                # cancellation that `stop` sends, leaving this task waiting for ever
+                with suppress(TimeoutError):
+                    async with asyncio.timeout(MAX_WAIT):
+                        await self._refreshed.wait()
+        except asyncio.CancelledError:
+            pass
+        text = "".join(self._pending)
+        if text:
+            await self.markdown_widget.append(text)
+
+    async def stop(self) -> None:
+        await super().stop()
+        if self._signal is not None:
+            self._signal.unsubscribe(self.markdown_widget)
+            self._signal = None
+
+
+async def _replace(old: Widget, new: Widget) -> None:
+    await old.parent.mount(new, after=old)
+    await old.remove()
+
+
+async def _update_inner(old: Widget, new: MarkdownBlock) -> None:
+    """Bring a mounted block inside a list item up to date with its re-parsed version."""
+    if isinstance(old, MarkdownParagraph) and type(new) is type(old):
+        old.set_content(new._content)
+        old._copy_context(new)
+    elif isinstance(old, _InPlaceList) and type(new) is type(old):
+        await old.update_in_place(new)
+    else:
+        await _replace(old, new)
+
+
+class _InPlaceList:
+    """Mixed into Textual's list blocks: an append updates the last item and mounts new ones
+    instead of mounting the whole list again."""
+
+    async def update_in_place(self, block: Any) -> None:
+        rows = list(self.query_children(Horizontal))
+        items = [b for b in block._blocks if isinstance(b, MarkdownListItem)]
+        symbols = self._symbols(items)
+        if not rows or len(items) < len(rows) or symbols[: len(rows)] != self._symbols_shown():
+            await self._replace_whole(block)
+            return
+        self._copy_context(block)
+        last = rows[-1].query_one(Vertical)
+        shown = list(last.children)
+        fresh = items[len(rows) - 1]._blocks
+        if len(fresh) < len(shown) or not shown:
+            await last.remove_children()
+            await last.mount_all(fresh)
+        else:
+            await _update_inner(shown[-1], fresh[len(shown) - 1])
+            if fresh[len(shown) :]:
+                await last.mount_all(fresh[len(shown) :])
+        new_rows = [self._row(symbols[i], items[i]) for i in range(len(rows), len(items))]
+        if new_rows:
+            await self.mount_all(new_rows)
+
+    async def _replace_whole(self, block: Any) -> None:
+        if self.parent is self._markdown:
+            await MarkdownBlock._update_from_block(self, block)
+        else:
+            await _replace(self, block)
+
+    async def _update_from_block(self, block: MarkdownBlock) -> None:
+        if type(block) is type(self):
+            await self.update_in_place(block)
+        else:
+            await MarkdownBlock._update_from_block(self, block)
+
+    @staticmethod
+    def _row(symbol: str, item: MarkdownListItem) -> Horizontal:
+        bullet = MarkdownBullet()
+        bullet.symbol = symbol
+        return Horizontal(bullet, Vertical(*item._blocks))
+
+    def _symbols_shown(self) -> list[str]:
+        return [b.symbol for b in self.query(MarkdownBullet) if b.parent.parent is self]
+
+
+class InPlaceBulletList(_InPlaceList, MarkdownBulletList):
+    def _symbols(self, items: list[MarkdownListItem]) -> list[str]:
+        return [item.bullet for item in items]
+
+
+class InPlaceOrderedList(_InPlaceList, MarkdownOrderedList):
+    def _symbols(self, items: list[MarkdownListItem]) -> list[str]:
+        """Numbers as Textual draws them (right-aligned to the widest); a change of width
+        (item 10 arriving) redraws the whole list."""
+        start = 1
+        if items:
+            with suppress(ValueError):
+                start = int(items[0].bullet)
+        labels = [f"{n}. " for n in range(start, start + len(items))]
+        width = max((len(x) for x in labels), default=0)
+        return [x.rjust(width + 1) for x in labels]
+
+
+class StreamingMarkdown(Markdown):
+    """Textual's Markdown with lists that grow in place."""
+
+    BLOCKS = {
+        **Markdown.BLOCKS,
+        "bullet_list_open": InPlaceBulletList,
+        "ordered_list_open": InPlaceOrderedList,
+    }

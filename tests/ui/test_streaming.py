@@ -1,0 +1,122 @@
+"""Streamed Markdown: a document streamed chunk by chunk through FrameStream into the panes'
+StreamingMarkdown ends as the same widgets, bullets, numbers and text as Textual's Markdown
+renders from the whole document - while its lists grow in place instead of being mounted again
+on every append."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from typing import Any
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Markdown
+from textual.widgets._markdown import MarkdownBullet
+
+from fintrade_tui.ui.streaming import FrameStream, InPlaceBulletList, StreamingMarkdown
+
+DOCUMENT = """**Apple, FY2024 Q4** as of 2024-11-01:
+
+- ROE 1.5721 (10-K filed 2024-11-01) and a long tail of words to wrap over several lines
+- ROA 0.2568
+  - nested: net income over total assets
+  - nested again, with `code` and *emphasis*
+- Debt/Equity 1.8722
+
+1. first
+2. second
+3. third
+4. fourth
+5. fifth
+6. sixth
+7. seventh
+8. eighth
+9. ninth
+10. tenth
+11. eleventh
+
+A closing paragraph after the lists.
+
+- a second list
+- that ends the answer
+"""
+
+
+class _Docs(App):
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield StreamingMarkdown(id="streamed")
+            yield Markdown(DOCUMENT, id="whole")
+
+
+def _signature(root: Any) -> list[tuple[str, str]]:
+    """The rendered structure: widget kinds in order with their bullet or text."""
+    base = {"InPlaceBulletList": "MarkdownBulletList", "InPlaceOrderedList": "MarkdownOrderedList"}
+    out = []
+    for w in root.walk_children():
+        name = type(w).__name__
+        if isinstance(w, MarkdownBullet):
+            out.append((name, w.symbol))
+        elif hasattr(w, "_content"):
+            out.append((base.get(name, name), w._content.plain))
+        else:
+            out.append((name, ""))
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+async def test_streamed_lists_end_as_the_whole_document_renders(seed: int) -> None:
+    rng = random.Random(seed)
+    app = _Docs()
+    async with app.run_test(size=(80, 60)) as pilot:
+        streamed = app.query_one("#streamed", StreamingMarkdown)
+        stream = FrameStream.open(streamed)
+        first_list = None
+        at = 0
+        while at < len(DOCUMENT):
+            n = rng.randint(1, 9)
+            await stream.write(DOCUMENT[at : at + n])
+            at += n
+            if rng.random() < 0.3:
+                await pilot.pause()
+            lists = list(streamed.query(InPlaceBulletList))
+            if first_list is None and lists and len(lists[0].children) >= 2:
+                first_list = lists[0]
+        await stream.stop()
+        await pilot.pause()
+        whole = app.query_one("#whole", Markdown)
+        assert streamed.source == DOCUMENT
+        assert _signature(streamed) == _signature(whole)
+        # the first list grew in place: the widget seen with two items is the one on screen
+        assert first_list is not None and first_list is streamed.query(InPlaceBulletList).first()
+        symbols = [b.symbol for b in streamed.query(MarkdownBullet)]
+        assert "  1. " in symbols and " 10. " in symbols  # re-aligned once item 10 came
+
+
+class _Three(App):
+    def compose(self) -> ComposeResult:
+        for i in range(3):
+            with VerticalScroll():
+                yield StreamingMarkdown(id=f"md{i}")
+
+
+async def test_three_list_streams_stop_cleanly() -> None:
+    """Three panes stream bullet lists at 200 chunks/s each, stop, and start again: every
+    stream ends (stop returns) with the whole text in its widget."""
+    app = _Three()
+    async with app.run_test(size=(150, 45)) as pilot:
+
+        async def feed(md: StreamingMarkdown) -> None:
+            stream = FrameStream.open(md)
+            for i in range(150):
+                await stream.write(("\n- " if i % 5 == 0 else " ") + f"w{i}")
+                await asyncio.sleep(0.005)
+            async with asyncio.timeout(5):
+                await stream.stop()
+
+        for _ in range(2):
+            await asyncio.gather(*(feed(md) for md in app.query(StreamingMarkdown)))
+            await pilot.pause()
+        assert all(md.source.count("- ") == 60 for md in app.query(StreamingMarkdown))
