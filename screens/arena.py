@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Header, Markdown, Static
 
 from fintrade_tui.runs import llm
 from fintrade_tui.runs.arena_core import (
@@ -35,7 +35,6 @@ from fintrade_tui.ui.arena_open import ArenaOpening, QuestionPicker
 from fintrade_tui.ui.arena_panes import ArenaPanes
 from fintrade_tui.ui.evidence import EvidencePanel
 from fintrade_tui.ui.panes import AnswerPane
-from fintrade_tui.ui.streaming import FrameStream
 
 from .score import ArenaScoring
 
@@ -242,7 +241,7 @@ class ArenaScreen(ArenaOpening, ArenaScoring, ArenaPanes, Screen):
             if spec.condition == "rag":
                 await self._ensure_index(pane, spec.question.tickers)
                 pane.preparing()
-            stream = FrameStream.open(pane.markdown)  # batches what the screen can't draw
+            stream = Markdown.get_stream(pane.markdown)  # batches what the screen can't draw
             async with aclosing(self.runner.stream(spec)) as events:
                 async for ev in events:
                     if ev.kind == "token":

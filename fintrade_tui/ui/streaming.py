@@ -4,15 +4,11 @@ Textual's Markdown appends by re-parsing the last block and replacing it: a para
 updated in place, but a list is removed and mounted again, every item, on every append - and
 each append runs inside `app.batch_update()` and awaits there, so while any pane is appending
 the screen does not repaint. Three panes streaming bullet lists froze the Arena for 3-4 s at a
-time (`bench_tui.py --lists`). Two remedies:
-
-- `StreamingMarkdown` updates a list in place: the last item's content, then the new items.
-- `FrameStream` (a MarkdownStream) appends what has arrived, then waits for the next layout
-  refresh (at most `MAX_WAIT`) before it appends again; text arriving meanwhile is joined."""
+time (`bench_tui.py --lists`). `StreamingMarkdown` updates a list in place instead: the last
+item's content, then the new items. (Text still goes through Textual's MarkdownStream.)"""
 
 from __future__ import annotations
 
-import asyncio
 from contextlib import suppress
 from typing import Any
 
@@ -26,52 +22,7 @@ from textual.widgets._markdown import (  # the list blocks are not exported; Mar
     MarkdownOrderedList,
     MarkdownParagraph,
 )
-from textual.widgets.markdown import MarkdownBlock, MarkdownStream
-
-MAX_WAIT = 0.1  # seconds: a hidden screen does not refresh; keep appending slowly then
-
-
-class FrameStream(MarkdownStream):
-    """Feeds a Markdown widget, at most one append per screen refresh."""
-
-    def __init__(self, markdown: Markdown) -> None:
-        super().__init__(markdown)
-        self._refreshed = asyncio.Event()
-        self._signal: Any = None
-
-    @classmethod
-    def open(cls, markdown: Markdown) -> FrameStream:
-        """A started stream (like `Markdown.get_stream`)."""
-        stream = cls(markdown)
-        stream._signal = markdown.screen.screen_layout_refresh_signal
-        stream._signal.subscribe(markdown, lambda _: stream._refreshed.set(), immediate=True)
-        stream.start()
-        return stream
-
-    async def _run(self) -> None:
-        try:
-            while await self._new_markup.wait():
-                text = "".join(self._pending)
-                self._pending.clear()
-                self._new_markup.clear()
-                await asyncio.shield(self.markdown_widget.append(text))
-                self._refreshed.clear()
-                # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow the
-                # cancellation that `stop` sends, leaving this task waiting for ever
-                with suppress(TimeoutError):
-                    async with asyncio.timeout(MAX_WAIT):
-                        await self._refreshed.wait()
-        except asyncio.CancelledError:
-            pass
-        text = "".join(self._pending)
-        if text:
-            await self.markdown_widget.append(text)
-
-    async def stop(self) -> None:
-        await super().stop()
-        if self._signal is not None:
-            self._signal.unsubscribe(self.markdown_widget)
-            self._signal = None
+from textual.widgets.markdown import MarkdownBlock
 
 
 async def _replace(old: Widget, new: Widget) -> None:

@@ -1,5 +1,5 @@
-"""Streamed Markdown: a document streamed chunk by chunk through FrameStream into the panes'
-StreamingMarkdown ends as the same widgets, bullets, numbers and text as Textual's Markdown
+"""Streamed Markdown: a document streamed chunk by chunk through a MarkdownStream into the
+panes' StreamingMarkdown ends as the same widgets, bullets, numbers and text as Textual's Markdown
 renders from the whole document - while its lists grow in place instead of being mounted again
 on every append."""
 
@@ -15,7 +15,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownBullet
 
-from fintrade_tui.ui.streaming import FrameStream, InPlaceBulletList, StreamingMarkdown
+from fintrade_tui.ui.streaming import InPlaceBulletList, StreamingMarkdown
 
 DOCUMENT = """**Apple, FY2024 Q4** as of 2024-11-01:
 
@@ -72,7 +72,7 @@ async def test_streamed_lists_end_as_the_whole_document_renders(seed: int) -> No
     app = _Docs()
     async with app.run_test(size=(80, 60)) as pilot:
         streamed = app.query_one("#streamed", StreamingMarkdown)
-        stream = FrameStream.open(streamed)
+        stream = Markdown.get_stream(streamed)
         first_list = None
         at = 0
         while at < len(DOCUMENT):
@@ -109,7 +109,7 @@ async def test_three_list_streams_stop_cleanly() -> None:
     async with app.run_test(size=(150, 45)) as pilot:
 
         async def feed(md: StreamingMarkdown) -> None:
-            stream = FrameStream.open(md)
+            stream = Markdown.get_stream(md)
             for i in range(150):
                 await stream.write(("\n- " if i % 5 == 0 else " ") + f"w{i}")
                 await asyncio.sleep(0.005)
