@@ -9,14 +9,15 @@ import gc
 import json
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from fintrade_tui.judging.annotations import DIMENSIONS
 from fintrade_tui.runs.evidence import CONDITIONS, LABELS
 
 LEVELS = ("L1", "L2", "L3", "L4", "L5", "L6")
-TOGGLED = ("indicator_rag", "tool_use")  # conditions the Arena's keys add and remove
+T = TypeVar("T")
 
 
 def ordered(conditions: list[str]) -> list[str]:
@@ -31,7 +32,7 @@ def toggle(conditions: list[str], condition: str) -> list[str]:
     return ordered(list(have))
 
 
-def cycle(options: list[str] | tuple[str, ...], current: str) -> str:
+def cycle(options: Sequence[T], current: T) -> T:
     """The option after `current` (wrapping); the first one when `current` is unknown."""
     opts = list(options)
     if not opts:

@@ -112,8 +112,7 @@ class ArenaPanes:
         if len(options) == 1:
             self.say("one model in the registry: add another under models: to compare", True)
             return
-        at = options.index(self.compare) if self.compare in options else 0
-        self.compare = options[(at + 1) % len(options)]
+        self.compare = cycle(options, self.compare)
         await self._sync_panes()
 
     def action_level(self) -> None:
