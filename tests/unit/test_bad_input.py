@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from fintrade_tui.cli import main
-from tests.conftest import AAPL_10Q3, write_config
+from tests.conftest import AAPL_10Q3, needs_bundle, write_config
 
 
 def _ingest(cfg: Path, *extra: str):
@@ -87,6 +87,7 @@ def test_non_positive_price(good_store, mini_bundle: Path) -> None:
     _assert_fails_cleanly(*good_store, str(p), "row 6", "Close")
 
 
+@needs_bundle  # the truncated filing is a copy of a real one from the bundle
 def test_truncated_filing(good_store, mini_bundle: Path) -> None:
     p = mini_bundle / "fintradebench/filings/AAPL" / AAPL_10Q3.name
     text = p.read_text(encoding="utf-8")
