@@ -34,6 +34,7 @@ from fintrade_tui.runs.evidence import LABELS
 from fintrade_tui.ui.arena_open import ArenaOpening, QuestionPicker
 from fintrade_tui.ui.arena_panes import ArenaPanes
 from fintrade_tui.ui.evidence import EvidencePanel
+from fintrade_tui.ui.frames import FramePaced
 from fintrade_tui.ui.panes import AnswerPane
 
 from .score import ArenaScoring
@@ -43,7 +44,7 @@ READ_ONLY_BLOCKED |= {"toggle"}
 READ_ONLY_BLOCKED |= {"pick"}
 
 
-class ArenaScreen(ArenaOpening, ArenaScoring, ArenaPanes, Screen):
+class ArenaScreen(FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, Screen):
     """Question × conditions side by side; run, cancel, re-run, blind, score, judge."""
 
     AUTO_FOCUS = None  # focus goes to the picker or the first pane once the question is known

@@ -33,11 +33,12 @@ from fintrade_tui.store.company import (
     quarters,
 )
 from fintrade_tui.ui.charts import MacdChart, PriceChart, RsiChart, SeriesChart, VolumeChart
+from fintrade_tui.ui.frames import FramePaced
 
 COLUMNS = ("Ratio", "Value", "Previous quarter", "Change", "Source", "Filing")
 
 
-class CompanyScreen(Screen):
+class CompanyScreen(FramePaced, Screen):
     """Fundamentals and charts of one company at one quarter, as of that quarter's filing."""
 
     CSS = """

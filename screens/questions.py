@@ -18,6 +18,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, Markdown, Select, Static
 from textual.worker import Worker, WorkerState
 
+from fintrade_tui.ui.frames import FramePaced
+
 ALL = "*"
 CATEGORIES = ("F", "T", "FT")
 STATUSES = ("resolved", "unresolved", "full", "partial", "none", "unknown")
@@ -61,7 +63,7 @@ def _value(select: Select) -> Any:
     return None if v in (ALL, Select.NULL) else v
 
 
-class QuestionsScreen(Screen):
+class QuestionsScreen(FramePaced, Screen):
     """The question bank: filters, table, detail; `a` opens the Arena on a question."""
 
     TITLE = "Questions"

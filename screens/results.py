@@ -21,6 +21,7 @@ from textual.widgets import Checkbox, DataTable, Footer, Header, Label, Static, 
 from textual.worker import Worker, WorkerState
 
 from fintrade_tui.judging.failures import FILTER_LABELS, FILTERS
+from fintrade_tui.ui.frames import FramePaced
 
 RESAMPLES = 2000  # the bootstrap CIs are not shown here; Δ and the marks do not depend on them
 KEYS = {"rag_worse": "r", "disagree": "d", "contradicted": "c", "errors": "e", "unrated": "u"}
@@ -55,7 +56,7 @@ def _numbers(numbers: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-class ResultsScreen(Screen):
+class ResultsScreen(FramePaced, Screen):
     """Accuracy matrix, human–judge agreement and the failure-case browser."""
 
     TITLE = "Results"

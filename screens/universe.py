@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Static
 from textual.worker import Worker, WorkerState
 
 from fintrade_tui.store.company import filter_universe, question_counts, universe
+from fintrade_tui.ui.frames import FramePaced
 
 COLUMNS = ("Ticker", "Name", "Sector", "Industry", "Prices", "Filings", "Questions")
 
@@ -36,7 +37,7 @@ def _cells(r: dict[str, Any]) -> tuple[str, ...]:
     )
 
 
-class UniverseScreen(Screen):
+class UniverseScreen(FramePaced, Screen):
     """Tickers with name, sector, price range, filings and questions."""
 
     AUTO_FOCUS = "#universe-table"

@@ -4,6 +4,7 @@ the workers that fill it (the evidence panel is in ui/evidence.py)."""
 
 from __future__ import annotations
 
+import time
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -24,24 +25,14 @@ from fintrade_tui.runs.arena_core import (
     scores_text,
     status_line,
 )
-from fintrade_tui.ui.streaming import StreamingMarkdown
+from fintrade_tui.ui.streaming import StreamingMarkdown, update_steady
 
 VERDICT_STYLE = {"SUPPORTED": "green", "CONTRADICTED": "bold red", "NOT_FOUND": "yellow"}
 FINISHED = ("completed", "error", "timeout", "cancelled", "interrupted")
-
-
-_PARSER: Any = None
-
-
-def _parser() -> Any:
-    """One markdown-it parser for every pane (Markdown builds a new one per append by default;
-    building it costs about as much as parsing a fragment)."""
-    global _PARSER
-    if _PARSER is None:
-        from markdown_it import MarkdownIt
-
-        _PARSER = MarkdownIt("gfm-like")
-    return _PARSER
+# When a pane last moved up. Panes answering at the same pace would move in the same frame and
+# repaint all of themselves at once; a pane that still has room waits this long after another.
+STEP_SPACING = 0.05
+_last_step = [0.0]
 
 
 class _Body(VerticalScroll, can_focus=False):
@@ -114,7 +105,7 @@ class AnswerPane(Vertical, can_focus=True):
         yield Static(classes="pane-title")
         yield LoadingIndicator()
         with _Body():
-            yield StreamingMarkdown(parser_factory=_parser)
+            yield StreamingMarkdown()
             yield Static(classes="pane-scores")
         yield Static(self.status, classes="pane-status")
 
@@ -204,7 +195,10 @@ class AnswerPane(Vertical, can_focus=True):
             self.reserved = bottom + 2 * height
             self.markdown.styles.min_height = self.reserved
         # a quarter pane early: the geometry seen here is a frame old, the text may have grown
-        if bottom > body.scroll_y + height - max(2, height // 4):
+        room = body.scroll_y + height - bottom
+        now = time.monotonic()
+        if room < max(2, height // 4) and (room <= 1 or now - _last_step[0] > STEP_SPACING):
+            _last_step[0] = now
             body.scroll_to(y=bottom - height // 2, animate=False, immediate=True)
         self.auto_y = body.scroll_y
 
@@ -263,7 +257,7 @@ class AnswerPane(Vertical, can_focus=True):
             )
         else:
             line = status_line(self.status, error=self.error)
-        self.query_one(".pane-status", Static).update(Text(line))
+        update_steady(self.query_one(".pane-status", Static), Text(line))  # ticks while running
 
     # -- scores --
     def show_scores(self) -> None:

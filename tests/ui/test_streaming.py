@@ -1,7 +1,7 @@
 """Streamed Markdown: a document streamed chunk by chunk through a MarkdownStream into the
 panes' StreamingMarkdown ends as the same widgets, bullets, numbers and text as Textual's Markdown
 renders from the whole document - while its lists grow in place instead of being mounted again
-on every append."""
+on every append, and a paragraph asks for a layout pass only when it gains or loses a line."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Markdown
 from textual.widgets._markdown import MarkdownBullet
 
-from fintrade_tui.ui.streaming import InPlaceBulletList, StreamingMarkdown
+from fintrade_tui.ui.streaming import InPlaceBulletList, SteadyParagraph, StreamingMarkdown
 
 DOCUMENT = """**Apple, FY2024 Q4** as of 2024-11-01:
 
@@ -54,6 +54,7 @@ class _Docs(App):
 def _signature(root: Any) -> list[tuple[str, str]]:
     """The rendered structure: widget kinds in order with their bullet or text."""
     base = {"InPlaceBulletList": "MarkdownBulletList", "InPlaceOrderedList": "MarkdownOrderedList"}
+    base["SteadyParagraph"] = "MarkdownParagraph"
     out = []
     for w in root.walk_children():
         name = type(w).__name__
@@ -120,3 +121,60 @@ async def test_three_list_streams_stop_cleanly() -> None:
             await asyncio.gather(*(feed(md) for md in app.query(StreamingMarkdown)))
             await pilot.pause()
         assert all(md.source.count("- ") == 60 for md in app.query(StreamingMarkdown))
+
+
+class _SideBySide(App):
+    CSS = "Markdown { width: 1fr; }"
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield StreamingMarkdown(id="streamed")
+            yield Markdown(id="whole")
+
+
+def _halves(app: App) -> tuple[list[str], list[str]]:
+    """The screen's text, left half and right half (what a terminal shows)."""
+    lines = [strip.text for strip in app.screen._compositor.render_strips()]
+    half = app.size.width // 2
+    return [line[:half].rstrip() for line in lines], [line[half:].rstrip() for line in lines]
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+async def test_streamed_text_shows_what_markdown_renders_at_every_step(seed: int) -> None:
+    """Appends that skip the layout pass (a paragraph whose height did not change) leave the
+    screen exactly as Textual's Markdown renders the same text from scratch, at every step."""
+    rng = random.Random(seed)
+    text = "Paragraph one runs long enough to wrap: " + " ".join(f"w{i}" for i in range(40))
+    text += "\n\n" + DOCUMENT
+    app = _SideBySide()
+    async with app.run_test(size=(100, 80)) as pilot:
+        streamed = app.query_one("#streamed", StreamingMarkdown)
+        whole = app.query_one("#whole", Markdown)
+        at = 0
+        while at < len(text):
+            n = rng.randint(1, 12)
+            await streamed.append(text[at : at + n])
+            at += n
+            if rng.random() < 0.25 or at >= len(text):
+                await whole.update(streamed.source)
+                await pilot.pause()
+                left, right = _halves(app)
+                assert left == right, f"after {at} characters"
+
+
+async def test_a_paragraph_lays_out_only_when_its_height_changes() -> None:
+    app = _SideBySide()
+    async with app.run_test(size=(60, 20)) as pilot:  # each pane 30 columns
+        streamed = app.query_one("#streamed", StreamingMarkdown)
+        await streamed.append("one two")
+        await pilot.pause()
+        paragraph = streamed.query_one(SteadyParagraph)
+        layouts = paragraph._layout_updates
+        await streamed.append(" three")  # still one line
+        await pilot.pause()
+        assert paragraph._layout_updates == layouts
+        assert paragraph.size.height == 1
+        await streamed.append(" four five six seven eight nine")  # wraps to a second line
+        await pilot.pause()
+        assert paragraph._layout_updates > layouts
+        assert paragraph.size.height == 2

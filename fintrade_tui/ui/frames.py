@@ -1,0 +1,60 @@
+"""Frame pacing: a screen repaints at the next frame tick after a slow frame, not the one after.
+
+Textual repaints a screen from an interval timer (60 fps, paused while nothing is dirty). When a
+frame takes longer than the interval the timer skips the ticks it missed - but one too many:
+Textual 8.2 sets `count = elapsed / interval + 1` and then waits for tick `count + 1`, so every
+slow frame is followed by a whole idle tick. Three panes streaming on 2 cores make most frames
+slower than 16.7 ms, and the Arena painted in 33-50 ms steps while the event loop sat idle
+(`benchmarks/bench_tui.py`). `FramePaced` gives a screen a timer that waits only for the next
+tick.
+"""
+
+from __future__ import annotations
+
+from textual import _time
+from textual.screen import UPDATE_PERIOD
+from textual.timer import EventTargetGone, Timer
+
+
+class FrameTimer(Timer):
+    """Textual's Timer whose skipping resumes at the next tick after a late one."""
+
+    async def _run(self) -> None:
+        count = 0
+        interval = self._interval
+        await self._active.wait()
+        start = _time.get_time()
+        while self._repeat is None or count <= self._repeat:
+            next_tick = start + (count + 1) * interval
+            now = _time.get_time()
+            if self._skip and next_tick < now:
+                count = int((now - start) / interval)  # the next tick is count + 1
+                continue
+            await _time.sleep(max(0.0, next_tick - now))
+            count += 1
+            await self._active.wait()
+            if self._reset:
+                start, count, self._reset = _time.get_time(), 0, False
+                continue
+            try:
+                await self._tick(next_timer=next_tick, count=count)
+            except EventTargetGone:
+                break
+
+
+class FramePaced:
+    """Mixed into a Screen (before it): its repaints are driven by a `FrameTimer`."""
+
+    _frame_timer: Timer | None = None
+
+    @property
+    def _update_timer(self) -> Timer:
+        if self._frame_timer is None:
+            update = self._on_timer_update
+            timer = FrameTimer(
+                self, UPDATE_PERIOD, name="screen_update", callback=update, pause=True
+            )
+            timer._start()
+            self._timers.add(timer)
+            self._frame_timer = timer
+        return self._frame_timer
