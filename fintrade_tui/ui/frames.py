@@ -6,13 +6,15 @@ Textual 8.2 sets `count = elapsed / interval + 1` and then waits for tick `count
 slow frame is followed by a whole idle tick. Three panes streaming on 2 cores make most frames
 slower than 16.7 ms, and the Arena painted in 33-50 ms steps while the event loop sat idle
 (`benchmarks/bench_tui.py`). `FramePaced` gives a screen a timer that waits only for the next
-tick.
+tick, and ticks at 240 Hz instead of 60: frames still come only when something has changed and
+the screen's messages are handled (the timer is paused otherwise), but a change waits at most
+4 ms for its frame instead of 17 - with three streaming panes, the largest gap between frames
+went from 65 to 50 ms and the frames carry fewer changes each.
 """
 
 from __future__ import annotations
 
-from textual import _time
-from textual.screen import UPDATE_PERIOD
+from textual import _time, constants
 from textual.timer import EventTargetGone, Timer
 
 
@@ -45,15 +47,15 @@ class FrameTimer(Timer):
 class FramePaced:
     """Mixed into a Screen (before it): its repaints are driven by a `FrameTimer`."""
 
+    FRAME_RATE = 240  # ticks per second; Textual's TEXTUAL_FPS, if set higher, wins
     _frame_timer: Timer | None = None
 
     @property
     def _update_timer(self) -> Timer:
         if self._frame_timer is None:
             update = self._on_timer_update
-            timer = FrameTimer(
-                self, UPDATE_PERIOD, name="screen_update", callback=update, pause=True
-            )
+            interval = 1 / max(self.FRAME_RATE, constants.MAX_FPS)
+            timer = FrameTimer(self, interval, name="screen_update", callback=update, pause=True)
             timer._start()
             self._timers.add(timer)
             self._frame_timer = timer

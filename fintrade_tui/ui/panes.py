@@ -47,7 +47,8 @@ class AnswerPane(Vertical, can_focus=True):
     AnswerPane:focus { border: round $accent; }
     AnswerPane > .pane-title { height: 1; padding: 0 1; text-style: bold; }
     AnswerPane > LoadingIndicator { height: 1; }
-    AnswerPane > _Body { height: 1fr; }
+    /* the scrollbar's column is kept even when the answer fits: no re-wrap when it outgrows it */
+    AnswerPane > _Body { height: 1fr; scrollbar-gutter: stable; scrollbar-size-vertical: 1; }
     AnswerPane Markdown { margin: 0; padding: 0 1; }
     AnswerPane .pane-scores { height: auto; padding: 0 1; }
     AnswerPane > .pane-status { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
