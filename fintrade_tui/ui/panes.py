@@ -101,6 +101,7 @@ class AnswerPane(Vertical, can_focus=True):
         self.following = True  # keep the end of a streaming answer in view
         self.reserved = 0  # lines held below a streaming answer (see `_follow`)
         self.auto_y = 0.0  # where `_follow` last scrolled to: any other offset is the user's
+        self.waited = False  # it let another pane move first (see `_follow`)
 
     def compose(self) -> ComposeResult:
         yield Static(classes="pane-title")
@@ -155,7 +156,7 @@ class AnswerPane(Vertical, can_focus=True):
         self.remove_class("-failed")
         await self.markdown.update("")
         self.show_scores()
-        self.following, self.reserved, self.auto_y = True, 0, 0.0
+        self.following, self.reserved, self.auto_y, self.waited = True, 0, 0.0, False
         self.markdown.styles.min_height = None
         self.body.scroll_home(animate=False, immediate=True)
 
@@ -197,10 +198,15 @@ class AnswerPane(Vertical, can_focus=True):
             self.markdown.styles.min_height = self.reserved
         # a quarter pane early: the geometry seen here is a frame old, the text may have grown
         room = body.scroll_y + height - bottom
-        now = time.monotonic()
-        if room < max(2, height // 4) and (room <= 1 or now - _last_step[0] > STEP_SPACING):
-            _last_step[0] = now
-            body.scroll_to(y=bottom - height // 2, animate=False, immediate=True)
+        if room < max(2, height // 4):
+            now = time.monotonic()
+            if room > 1 and now - _last_step[0] < STEP_SPACING:
+                self.waited = True  # another pane just moved: this one has room to wait
+            else:
+                # a pane that waited moves further, so panes in step drift apart
+                keep = height // 3 if self.waited else height // 2
+                _last_step[0], self.waited = now, False
+                body.scroll_to(y=bottom - keep, animate=False, immediate=True)
         self.auto_y = body.scroll_y
 
     def settle(self) -> None:

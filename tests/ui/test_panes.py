@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual.app import App, ComposeResult
+from textual.containers import Horizontal
 from textual.widgets import Markdown
 
 from fintrade_tui.ui.panes import AnswerPane
@@ -79,3 +80,35 @@ async def test_scrolling_up_stops_following_until_the_end() -> None:
         await pilot.pause()
         assert pane.following and _end_in_view(pane)
         await _stream(pilot, pane, 40)
+
+
+class _TwoPanes(App):
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            yield AnswerPane("no_rag", "no_rag", id="a")
+            yield AnswerPane("oracle", "oracle", id="b")
+
+
+async def test_panes_answering_in_step_move_up_in_different_frames() -> None:
+    """Two panes fed the same words at the same moments would move up in the same frame and
+    repaint both whole at once; the second waits (its end still in view) and moves later."""
+    app = _TwoPanes()
+    async with app.run_test(size=(80, 16)) as pilot:
+        panes = list(app.query(AnswerPane))
+        for pane in panes:
+            await pane.reset()
+        streams = [Markdown.get_stream(p.markdown) for p in panes]
+        moved: list[set[int]] = []
+        for i in range(150):
+            word = f"w{i:03d} " if (i + 1) % 12 else f"w{i:03d}\n\n"
+            before = [p.body.scroll_y for p in panes]
+            for pane, stream in zip(panes, streams, strict=True):
+                await stream.write(word)
+                pane.token()
+            await pilot.pause()
+            moved.append({n for n, p in enumerate(panes) if p.body.scroll_y != before[n]})
+            assert all(_end_in_view(p) for p in panes if p.markdown.children)
+        for stream in streams:
+            await stream.stop()
+        assert any(0 in m for m in moved) and any(1 in m for m in moved)
+        assert not any(len(m) == 2 for m in moved), [(i, m) for i, m in enumerate(moved) if m]
