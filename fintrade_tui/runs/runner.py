@@ -193,7 +193,9 @@ class Runner:
             }
             if prep is not None and prep.native_tools:
                 end["evidence"] = _evidence_json(prep.evidence)  # now with the calls made
-            self.runs.finish(run_id, **end)
+            # in a thread, not on the event loop (a transaction stalled the Arena's frames for
+            # 10-20 ms per pane); shielded: a second cancel cannot stop the write once started
+            await asyncio.shield(asyncio.to_thread(self.runs.finish, run_id, **end))
         yield RunEvent("ended", run_id, spec, data=end)
 
     async def _tool_rounds(
