@@ -10,11 +10,17 @@ tick, and ticks at 240 Hz instead of 60: frames still come only when something h
 the screen's messages are handled (the timer is paused otherwise), but a change waits at most
 4 ms for its frame instead of 17 - with three streaming panes, the largest gap between frames
 went from 65 to 50 ms and the frames carry fewer changes each.
+
+Inside `app.batch_update()` (Markdown appends, mounts) Textual neither starts the timer nor
+paints on a tick, and nothing tells the screen when the batch ends: changes made in a batch
+stayed unpainted until the next message reached the screen (a company's fundamentals table
+showed header-width columns until a key was pressed). Here the timer runs through a batch and
+paints at the first tick after it.
 """
 
 from __future__ import annotations
 
-from textual import _time, constants
+from textual import _time, constants, events
 from textual.timer import EventTargetGone, Timer
 
 
@@ -60,3 +66,13 @@ class FramePaced:
             self._timers.add(timer)
             self._frame_timer = timer
         return self._frame_timer
+
+    def _on_idle(self, event: events.Idle) -> None:
+        """Runs before Screen's own handler, which skips the timer while a batch is open."""
+        if self.app._batch_count and self.is_current:
+            self._update_timer.resume()
+
+    def _on_timer_update(self) -> None:
+        if self.app._batch_count:
+            return  # still in the batch: keep ticking, paint after it
+        super()._on_timer_update()

@@ -59,3 +59,36 @@ async def test_a_paced_screen_repaints_through_a_frame_timer() -> None:
         await pilot.pause()
         assert isinstance(app.screen._update_timer, FrameTimer)
         assert "painted" in app.screen._compositor.render_strips()[0].text
+
+
+class _Plain(Screen):
+    def compose(self) -> ComposeResult:
+        yield Static("before", id="text")
+
+
+class _Paced(FramePaced, _Plain):
+    pass
+
+
+async def _unpainted_after_a_batch(screen: Screen) -> bool:
+    """Change a widget inside `batch_update()`, close the batch, send the screen nothing more:
+    is the change still waiting to be painted 0.3 s later?"""
+    app = App()
+    async with app.run_test() as pilot:
+        await app.push_screen(screen)
+        await pilot.pause()
+        await asyncio.sleep(0.1)
+        with app.batch_update():
+            screen.query_one("#text", Static).update("after")
+            await asyncio.sleep(0.1)  # ticks land inside the batch
+        await asyncio.sleep(0.3)
+        return bool(screen._dirty_widgets or screen._layout_required)
+
+
+async def test_changes_made_in_a_batch_are_painted_after_it() -> None:
+    assert not await _unpainted_after_a_batch(_Paced())
+
+
+async def test_textual_screens_still_leave_batched_changes_unpainted() -> None:
+    """Why FramePaced handles batches: if this fails, Textual fixed it."""
+    assert await _unpainted_after_a_batch(_Plain())
