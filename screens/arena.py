@@ -243,6 +243,7 @@ class ArenaScreen(FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, Screen):
                 await self._ensure_index(pane, spec.question.tickers)
                 pane.preparing()
             stream = Markdown.get_stream(pane.markdown)  # batches what the screen can't draw
+            pane.streaming = True
             async with aclosing(self.runner.stream(spec)) as events:
                 async for ev in events:
                     if ev.kind == "token":
@@ -266,10 +267,19 @@ class ArenaScreen(FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, Screen):
             QUIET_GC.leave()
             if stream is not None:
                 await stream.stop()
-            pane.settle()
+            self._settle(pane)
             self._refresh_evidence(pane)
         if end is not None:
             pane.finish(end)
+
+    def _settle(self, pane: AnswerPane) -> None:
+        """Drop the lines held below finished answers once no pane streams any more: it
+        repaints a whole pane, a stall the other panes' frames would share."""
+        pane.streaming = False
+        if not any(p.streaming for p in self.panes()):
+            for p in self.panes():
+                if p is pane or p.reserved:
+                    p.settle()
 
     def _last_run_id(self, spec: Any) -> str | None:
         """A run cancelled before its evidence was ready: its record, found by what it was."""

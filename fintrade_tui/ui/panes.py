@@ -102,6 +102,7 @@ class AnswerPane(Vertical, can_focus=True):
         self.reserved = 0  # lines held below a streaming answer (see `_follow`)
         self.auto_y = 0.0  # where `_follow` last scrolled to: any other offset is the user's
         self.waited = False  # it let another pane move first (see `_follow`)
+        self.streaming = False  # an answer is coming in (the Arena settles panes after all end)
 
     def compose(self) -> ComposeResult:
         yield Static(classes="pane-title")

@@ -112,3 +112,31 @@ async def test_panes_answering_in_step_move_up_in_different_frames() -> None:
             await stream.stop()
         assert any(0 in m for m in moved) and any(1 in m for m in moved)
         assert not any(len(m) == 2 for m in moved), [(i, m) for i, m in enumerate(moved) if m]
+
+
+class _StubPane:
+    def __init__(self, reserved: int) -> None:
+        self.streaming, self.reserved, self.settled = True, reserved, 0
+
+    def settle(self) -> None:
+        self.settled += 1
+        self.reserved = 0
+
+
+async def test_finished_panes_settle_together_when_the_last_one_ends() -> None:
+    """Dropping a pane's held lines repaints all of it: the Arena waits until no pane streams,
+    then settles every pane still holding lines (not one the analyst has moved since)."""
+    from fintrade_tui.screens.arena import ArenaScreen
+
+    a, b, c, done = _StubPane(40), _StubPane(40), _StubPane(40), _StubPane(0)
+    done.streaming = False
+
+    class Arena:
+        def panes(self) -> list[_StubPane]:
+            return [a, b, c, done]
+
+    ArenaScreen._settle(Arena(), a)  # type: ignore[arg-type]
+    ArenaScreen._settle(Arena(), b)  # type: ignore[arg-type]
+    assert (a.settled, b.settled, c.settled) == (0, 0, 0)
+    ArenaScreen._settle(Arena(), c)  # type: ignore[arg-type]
+    assert (a.settled, b.settled, c.settled, done.settled) == (1, 1, 1, 0)
