@@ -67,7 +67,9 @@ def provider(chunks: int, interval: float) -> Any:
                 marker = f"k{call}x{i:04d}"
                 SENT[marker] = time.perf_counter()
                 yield stream_chunk(piece(marker, i))
-            yield stream_chunk("", finished=True)
+            # usage at the end, as the local model and hosted providers send it (without it
+            # litellm tokenizes the whole exchange in its threads at the end of each stream)
+            yield stream_chunk("", True, usage={"prompt_tokens": 500, "completion_tokens": chunks})
 
     return Fast()
 

@@ -208,6 +208,9 @@ class AnswerPane(Vertical, can_focus=True):
                 keep = height // 3 if self.waited else height // 2
                 _last_step[0], self.waited = now, False
                 body.scroll_to(y=bottom - keep, animate=False, immediate=True)
+                # a layout pass too: Textual's scroll-only pass repaints the whole screen when
+                # it follows a layout pass; a layout pass repaints just what moved (this pane)
+                body.refresh(layout=True)
         self.auto_y = body.scroll_y
 
     def settle(self) -> None:
