@@ -168,6 +168,7 @@ class AnswerPane(Vertical, can_focus=True):
     def started(self, run_id: str, evidence: Any) -> None:
         self.run_id = run_id
         self.evidence = evidence
+        self.clock = Clock()  # from when the model is asked, as the run records its timings
         self.query_one(LoadingIndicator).display = False
         self.set_status("streaming")
 

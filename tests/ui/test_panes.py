@@ -4,6 +4,7 @@ followed answer ends scrolled to its last line."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from textual.app import App, ComposeResult
@@ -140,3 +141,17 @@ async def test_finished_panes_settle_together_when_the_last_one_ends() -> None:
     assert (a.settled, b.settled, c.settled) == (0, 0, 0)
     ArenaScreen._settle(Arena(), c)  # type: ignore[arg-type]
     assert (a.settled, b.settled, c.settled, done.settled) == (1, 1, 1, 0)
+
+
+async def test_timings_count_from_when_the_model_is_asked() -> None:
+    """Preparing evidence (a RAG index build can take a minute) is not time to first token: the
+    pane's clock starts with the run, as the stored run's timings do."""
+    app = _PaneApp()
+    async with app.run_test(size=(40, 16)):
+        pane = app.query_one(AnswerPane)
+        await pane.reset()
+        pane.preparing()
+        await asyncio.sleep(0.3)
+        pane.started("run-1", None)
+        pane.token()
+        assert pane.clock is not None and pane.clock.ttft() < 0.2
