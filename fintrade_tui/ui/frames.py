@@ -9,7 +9,7 @@ slower than 16.7 ms, and the Arena painted in 33-50 ms steps while the event loo
 tick, and ticks at 240 Hz instead of 60: frames still come only when something has changed and
 the screen's messages are handled (the timer is paused otherwise), but a change waits at most
 4 ms for its frame instead of 17 - with three streaming panes, the largest gap between frames
-went from 65 to 50 ms and the frames carry fewer changes each.
+went from 65 to 45 ms and the frames carry fewer changes each.
 
 Inside `app.batch_update()` (Markdown appends, mounts) Textual neither starts the timer nor
 paints on a tick, and nothing tells the screen when the batch ends: changes made in a batch
