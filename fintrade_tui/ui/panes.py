@@ -29,10 +29,9 @@ from fintrade_tui.ui.streaming import StreamingMarkdown, update_steady
 
 VERDICT_STYLE = {"SUPPORTED": "green", "CONTRADICTED": "bold red", "NOT_FOUND": "yellow"}
 FINISHED = ("completed", "error", "timeout", "cancelled", "interrupted")
-# When a pane last moved up. Panes answering at the same pace would move in the same frame and
-# repaint all of themselves at once; a pane that still has room waits this long after another.
+# Panes answering at the same pace would move up in the same frame and repaint all of
+# themselves at once; a pane that still has room waits this long after another moved.
 STEP_SPACING = 0.05
-_last_step = [0.0]
 
 
 class _Body(VerticalScroll, can_focus=False):
@@ -41,6 +40,8 @@ class _Body(VerticalScroll, can_focus=False):
 
 class AnswerPane(Vertical, can_focus=True):
     """One condition's answer: title, progress, streamed Markdown, scores, status line."""
+
+    last_step: ClassVar[float] = 0.0  # when any pane last moved up (see `_follow`)
 
     DEFAULT_CSS = """
     AnswerPane { width: 1fr; height: 1fr; border: round $panel-lighten-2; }
@@ -202,12 +203,12 @@ class AnswerPane(Vertical, can_focus=True):
         room = body.scroll_y + height - bottom
         if room < max(2, height // 4):
             now = time.monotonic()
-            if room > 1 and now - _last_step[0] < STEP_SPACING:
+            if room > 1 and now - AnswerPane.last_step < STEP_SPACING:
                 self.waited = True  # another pane just moved: this one has room to wait
             else:
                 # a pane that waited moves further, so panes in step drift apart
                 keep = height // 3 if self.waited else height // 2
-                _last_step[0], self.waited = now, False
+                AnswerPane.last_step, self.waited = now, False
                 body.scroll_to(y=bottom - keep, animate=False, immediate=True)
                 # a layout pass too: Textual's scroll-only pass repaints the whole screen when
                 # it follows a layout pass; a layout pass repaints just what moved (this pane)

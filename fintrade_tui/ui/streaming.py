@@ -66,8 +66,7 @@ async def _replace(old: Widget, new: Widget) -> None:
 async def _update_inner(old: Widget, new: MarkdownBlock) -> None:
     """Bring a mounted block inside a list item up to date with its re-parsed version."""
     if isinstance(old, MarkdownParagraph) and type(new) is type(old):
-        old.set_content(new._content)
-        old._copy_context(new)
+        await old._update_from_block(new)  # Textual's own in-place paragraph update
     elif isinstance(old, _InPlaceList) and type(new) is type(old):
         await old.update_in_place(new)
     else:
