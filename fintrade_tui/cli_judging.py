@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import click
@@ -125,26 +126,43 @@ def score(obj: Ctx, run_id: str, prefer, worse, note, annotator, blind, as_json,
 
 
 @main.command()
-@click.option("--scores", type=click.Choice(["llm", "human"]), default="llm", show_default=True)
+@click.option(
+    "--scores",
+    type=click.Choice(["llm", "human", "labels"]),
+    default="llm",
+    show_default=True,
+    help="labels: share of runs the people's labels call correct",
+)
+@click.option("--source", help="one question set (fintradebench, secque, an imported task...)")
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--markdown", is_flag=True)
+@click.option("--csv", "csv_path", type=click.Path(path_type=Path), help="write the cells as CSV")
+@click.option("--parquet", "parquet_path", type=click.Path(path_type=Path), help="... as Parquet")
 @click.option("--resamples", type=int, default=10000, help="bootstrap resamples")
 @click.pass_obj
 @friendly
-def report(obj: Ctx, scores: str, as_json: bool, markdown: bool, resamples: int) -> None:
-    """Accuracy (model × condition × category, Δ vs No-RAG with paired tests), human-judge
-    agreement and SECQUE panel accuracy."""
+def report(
+    obj: Ctx, scores: str, source, as_json: bool, markdown: bool, csv_path, parquet_path, resamples
+) -> None:
+    """Accuracy (model × condition × the question set's categories, Δ vs No-RAG with paired
+    tests), human-judge agreement and SECQUE panel accuracy."""
     from fintrade_tui.judging.session import agreement_pairs, panel_rows, score_rows
     from fintrade_tui.stats.agreement import agreement_table
-    from fintrade_tui.stats.tables import accuracy_table, flatten, to_markdown
+    from fintrade_tui.stats.tables import LABELS_SCALE, RUBRIC, accuracy_table, flatten, to_markdown
     from fintrade_tui.store.workspace import open_workspace
 
     with open_workspace(obj.cfg.workspace) as ws:
-        rows = score_rows(ws, scores)
+        rows = score_rows(ws, scores, source=source)
         pairs = agreement_pairs(ws)
         panel = panel_rows(ws)
-    table = accuracy_table(rows, n_resamples=resamples) if rows else None
+    scale = LABELS_SCALE if scores == "labels" else RUBRIC
+    table = accuracy_table(rows, n_resamples=resamples, scale=scale) if rows else None
     agree = agreement_table(pairs) if pairs else []
+    for path, fmt in ((csv_path, "csv"), (parquet_path, "parquet")):
+        if path:
+            from fintrade_tui.exports.runs_table import write_report
+
+            write_report(flatten(table) if table else [], path, fmt)
     if as_json:
         emit_json(
             {
@@ -156,7 +174,7 @@ def report(obj: Ctx, scores: str, as_json: bool, markdown: bool, resamples: int)
         )
         return
     if not rows:
-        console.print(f"no {scores} scores yet: run `fintrade-tui judge` or `fintrade-tui score`")
+        console.print(f"no {scores} scores yet: run `fintrade-tui judge`, `score` or `runs import`")
     if markdown:
         click.echo(_markdown(table, agree, panel, scores))
         return

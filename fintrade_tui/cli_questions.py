@@ -51,6 +51,11 @@ def _print_report(rep: dict, title: str) -> None:
             {"": "questions", "value": rep["questions"]},
             {"": "resolved (tickers + as_of)", "value": rep["resolved"]},
             *({"": f"coverage {k}", "value": v} for k, v in sorted(rep["coverage"].items())),
+            *(
+                [{"": "reference runs added", "value": rep["reference_runs"]}]
+                if "reference_runs" in rep
+                else []
+            ),
         ],
         title,
     )
@@ -68,13 +73,14 @@ def _print_report(rep: dict, title: str) -> None:
 @friendly
 def import_(obj: Ctx, path: Path, fmt: str | None, as_json: bool) -> None:
     """Import a question file (format detected unless --format), resolve it, store it."""
+    from fintrade_tui.imports.reference import save_questions_with_references
     from fintrade_tui.questions.importers import read_questions
-    from fintrade_tui.store.workspace import open_workspace, save_questions
+    from fintrade_tui.store.workspace import open_workspace
 
     items = _resolve_all(obj, read_questions(path, fmt))  # all parsed before anything is written
     with open_workspace(obj.cfg.workspace) as ws:
-        save_questions(ws, items)
-    rep = _report(items)
+        refs = save_questions_with_references(ws, items, path)
+    rep = _report(items) | {"reference_runs": refs.added if refs else 0}
     emit_json(rep) if as_json else _print_report(rep, f"imported {path.name}")
 
 

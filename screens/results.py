@@ -1,7 +1,8 @@
-"""Results screen: the accuracy matrix (model × condition × category, Δ vs No-RAG with
-significance marks, from the LLM judge's or the people's scores), the human–judge agreement
-table and a failure-case browser with filter toggles. Enter replays a case in the Arena
-(read-only); `x` writes its case study as Markdown.
+"""Results screen: the accuracy matrix (model × condition × the question set's categories, Δ vs
+No-RAG with significance marks, from the LLM judge's scores, the people's, or their labels),
+the human–judge agreement table and a failure-case browser with filter toggles. Enter replays a
+case in the Arena (read-only, beside the question's other answers); `x` writes its case study
+as Markdown; `w` writes the filtered view (its runs and the matrix) as JSONL and CSV.
 
 Every query runs in a worker thread on a workspace cursor; the bootstrap behind the accuracy
 table runs there too (with fewer resamples than the CLI), behind a loading state."""
@@ -17,14 +18,25 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Checkbox, DataTable, Footer, Header, Label, Static, Switch
+from textual.widgets import Checkbox, DataTable, Footer, Header, Label, Static
 from textual.worker import Worker, WorkerState
 
 from fintrade_tui.judging.failures import FILTER_LABELS, FILTERS
 from fintrade_tui.ui.frames import FramePaced
 
 RESAMPLES = 2000  # the bootstrap CIs are not shown here; Δ and the marks do not depend on them
-KEYS = {"rag_worse": "r", "disagree": "d", "contradicted": "c", "errors": "e", "unrated": "u"}
+KEYS = {
+    "rag_worse": "r",
+    "disagree": "d",
+    "contradicted": "c",
+    "errors": "e",
+    "unrated": "u",
+    "incorrect": "i",
+    "refusal": "f",
+    "oracle_flip": "o",
+}
+SCORE_KINDS = ("llm", "human", "labels")
+KIND_NAMES = {"llm": "LLM-judge", "human": "human", "labels": "label"}
 AGREEMENT_COLUMNS = ("n", "mae", "bias", "spearman_rho", "exact", "within_1", "qwk")
 AGREEMENT_HEADERS = ("Dimension", "n", "MAE", "Bias", "ρ", "Exact", "±1", "κ (quad)")
 
@@ -56,6 +68,11 @@ def _numbers(numbers: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
+def matrix_headers(columns: list[str]) -> list[str]:
+    """The accuracy matrix's headers for the table's category columns."""
+    return ["Model", "Condition", *("Overall" if c == "overall" else c for c in columns), "n"]
+
+
 class ResultsScreen(FramePaced, Screen):
     """Accuracy matrix, human–judge agreement and the failure-case browser."""
 
@@ -63,8 +80,7 @@ class ResultsScreen(FramePaced, Screen):
     AUTO_FOCUS = "#failures"
     CSS = """
     ResultsScreen #r-bar { height: 1; padding: 0 1; }
-    ResultsScreen #r-bar Label { padding: 0 1; }
-    ResultsScreen #r-bar Switch { height: 1; border: none; padding: 0; }
+    ResultsScreen #r-bar Static { width: auto; }
     ResultsScreen #r-top { height: 1fr; }
     ResultsScreen #acc-pane { width: 3fr; }
     ResultsScreen #agr-pane { width: 2fr; border-left: tall $panel; }
@@ -81,7 +97,8 @@ class ResultsScreen(FramePaced, Screen):
         # priority: Enter replays even when the failure table (which binds Enter) has focus
         Binding("enter", "replay", "Replay", id="results.replay", priority=True),
         Binding("x", "export", "Export case", id="results.export"),
-        Binding("s", "toggle_scores", "LLM/human", id="results.scores"),
+        Binding("w", "export_view", "Write view", id="results.export_view"),
+        Binding("s", "toggle_scores", "Scores", id="results.scores"),
         *[
             Binding(key, f"toggle_filter('{name}')", FILTER_LABELS[name], id=f"results.{name}")
             for name, key in KEYS.items()
@@ -98,20 +115,23 @@ class ResultsScreen(FramePaced, Screen):
         self._db = threading.Lock()  # one query at a time: stores may create tables on first use
 
     def _title(self) -> str:
-        who = "LLM-judge" if self.kind == "llm" else "human"
-        return f"Accuracy % ({who} scores) by model × condition × category"
+        return f"Accuracy % ({KIND_NAMES[self.kind]} scores) by model × condition × category"
+
+    def _kinds(self) -> Text:
+        text = Text("Scores: ")
+        for k in SCORE_KINDS:
+            text.append(f" {KIND_NAMES[k]} ", style="reverse bold" if k == self.kind else "dim")
+        return text.append("  (s)", style="dim")
 
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="r-bar"):
-            yield Label("Scores:  LLM judge")
-            yield Switch(False, id="scores-switch")
-            yield Label("human  (s)")
+            yield Static(self._kinds(), id="scores-kind")
         with Horizontal(id="r-top"):
             with Vertical(id="acc-pane"):
                 yield Static(self._title(), id="accuracy-title", classes="title")
                 acc: DataTable = DataTable(id="accuracy", cursor_type="none", zebra_stripes=True)
-                acc.add_columns("Model", "Condition", "F", "T", "FT", "Overall", "n")
+                acc.add_columns(*matrix_headers(["F", "T", "FT", "overall"]))
                 yield acc
                 yield Static("", id="accuracy-note")
             with Vertical(id="agr-pane"):
@@ -138,7 +158,7 @@ class ResultsScreen(FramePaced, Screen):
     @work(thread=True, exclusive=True, group="accuracy", exit_on_error=False)
     def load_accuracy(self, kind: str) -> tuple[str, dict[str, Any] | None]:
         from fintrade_tui.judging.session import score_rows
-        from fintrade_tui.stats.tables import accuracy_table
+        from fintrade_tui.stats.tables import LABELS_SCALE, RUBRIC, accuracy_table
 
         with self._db:
             cur = self.app.workspace()
@@ -146,7 +166,8 @@ class ResultsScreen(FramePaced, Screen):
                 rows = score_rows(cur, kind)
             finally:
                 cur.close()
-        return kind, accuracy_table(rows, n_resamples=RESAMPLES) if rows else None
+        scale = LABELS_SCALE if kind == "labels" else RUBRIC
+        return kind, accuracy_table(rows, n_resamples=RESAMPLES, scale=scale) if rows else None
 
     @work(thread=True, exclusive=True, group="agreement", exit_on_error=False)
     def load_agreement(self) -> list[dict[str, Any]]:
@@ -183,6 +204,17 @@ class ResultsScreen(FramePaced, Screen):
             finally:
                 cur.close()
 
+    @work(thread=True, group="export", exit_on_error=False)
+    def export_view(self, run_ids: list[str], table: dict[str, Any] | None) -> str:
+        from fintrade_tui.exports.runs_table import write_view
+
+        with self._db:
+            cur = self.app.workspace()
+            try:
+                return str(write_view(self.app.cfg.store.parent / "exports", cur, run_ids, table))
+            finally:
+                cur.close()
+
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
         target = {
@@ -202,16 +234,18 @@ class ResultsScreen(FramePaced, Screen):
     # -- display (UI thread) --
     def _load_accuracy(self, result: tuple[str, dict[str, Any] | None]) -> None:
         from fintrade_tui.runs.evidence import LABELS
-        from fintrade_tui.stats.tables import COLUMNS, fmt_cell
+        from fintrade_tui.stats.tables import fmt_cell
 
         kind, table = result
         if kind != self.kind:
             return
         self.table = table
         grid = self.query_one("#accuracy", DataTable)
-        grid.clear()
         note = self.query_one("#accuracy-note", Static)
-        who = "LLM-judge" if kind == "llm" else "human"
+        who = KIND_NAMES[kind]
+        columns = table["categories"] if table else ["F", "T", "FT", "overall"]
+        grid.clear(columns=True)
+        grid.add_columns(*matrix_headers(columns))
         if table is None:
             note.update(f"No {who} scores yet.")
             return
@@ -221,13 +255,18 @@ class ResultsScreen(FramePaced, Screen):
                 grid.add_row(
                     model,
                     LABELS.get(cond, cond),
-                    *[fmt_cell(cells[c]) for c in COLUMNS],
+                    *[fmt_cell(cells[c]) for c in columns],
                     str(cells["overall"]["n"]),
                     key=f"{model}:{cond}",
                 )
         base = LABELS.get(table["baseline"], table["baseline"])
+        what = (
+            "% = share labelled correct (partial ½)"
+            if kind == "labels"
+            else f"% = mean {who} accuracy score / 5 × 100"
+        )
         note.update(
-            f"% = mean {who} accuracy score / 5 × 100. Δ vs {base}. * p<.05 ** p<.01 "
+            f"{what}. Δ vs {base}. * p<.05 ** p<.01 "
             f"*** p<.001 (paired Wilcoxon, Holm over {table['n_lanes']} lanes). n = questions."
         )
 
@@ -243,6 +282,9 @@ class ResultsScreen(FramePaced, Screen):
 
     def _export_case(self, path: str) -> None:
         self.notify(f"Case study written: {path}", title="Export", timeout=8)
+
+    def _export_view(self, path: str) -> None:
+        self.notify(f"View written: {path}", title="Export", timeout=8)
 
     def enabled(self) -> set[str]:
         return {name for name in FILTERS if self.query_one(f"#f-{name}", Checkbox).value}
@@ -306,25 +348,27 @@ class ResultsScreen(FramePaced, Screen):
     def _filter_changed(self) -> None:
         self.refresh_failures()
 
-    @on(Switch.Changed, "#scores-switch")
-    def _scores_changed(self, event: Switch.Changed) -> None:
-        self.kind = "human" if event.value else "llm"
-        self.query_one("#accuracy-title", Static).update(self._title())
-        self.reload_accuracy()
-
     # -- actions --
     def action_toggle_filter(self, name: str) -> None:
         self.query_one(f"#f-{name}", Checkbox).toggle()
 
     def action_toggle_scores(self) -> None:
-        self.query_one("#scores-switch", Switch).toggle()
+        self.kind = SCORE_KINDS[(SCORE_KINDS.index(self.kind) + 1) % len(SCORE_KINDS)]
+        self.query_one("#scores-kind", Static).update(self._kinds())
+        self.query_one("#accuracy-title", Static).update(self._title())
+        self.reload_accuracy()
 
     def action_replay(self) -> None:
         case = self.current()
         if case is None:
             self.notify("No case highlighted", severity="warning")
             return
-        self.app.action_goto("arena", run_ids=list(case["run_ids"]), read_only=True)
+        ids = case.get("replay_ids") or case["run_ids"]
+        self.app.action_goto("arena", run_ids=list(ids), read_only=True)
+
+    def action_export_view(self) -> None:
+        ids = sorted({r for c in self.shown for r in c["run_ids"]})
+        self.export_view(ids, self.table)
 
     def action_export(self) -> None:
         case = self.current()

@@ -21,6 +21,15 @@ from fintrade_tui.store.locked import LockedTable
 DIMENSIONS = ("accuracy", "completeness", "relevance", "clarity")
 KINDS = ("human", "llm", "panel")
 PREFERENCES = ("this", "other", "tie")  # A/B/Tie with A = the scored run, B = `prefer_run`
+# what a label is worth in the label accuracy (share correct); other labels are not counted
+LABEL_CREDIT = {"correct": 1.0, "partial": 0.5, "incorrect": 0.0, "refusal": 0.0}
+LABEL_RUBRIC = {"correct": 5, "partial": 3, "incorrect": 1, "refusal": 1}  # vs the judge
+
+
+def credit(label: str | None) -> float | None:
+    """1 correct, 0.5 partial, 0 incorrect or refusal; None for a free label or none."""
+    return LABEL_CREDIT.get((label or "").strip().lower())
+
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS scores (
@@ -31,6 +40,7 @@ CREATE TABLE IF NOT EXISTS scores (
     status VARCHAR NOT NULL, detail VARCHAR,
     UNIQUE (run_id, kind, annotator, version)
 );
+ALTER TABLE scores ADD COLUMN IF NOT EXISTS label VARCHAR;
 """
 _COLUMNS = [
     "id",
@@ -49,6 +59,7 @@ _COLUMNS = [
     "blind",
     "status",
     "detail",
+    "label",
 ]
 
 
@@ -69,6 +80,8 @@ class Score:
     blind: bool = False  # conditions were hidden when scored
     status: str = "ok"  # ok | failure (a judge that never gave valid output)
     detail: dict[str, Any] = field(default_factory=dict)  # judge output, audit, metrics...
+    label: str | None = None  # a verdict: correct | partial | incorrect | refusal | free text
+    created_at: datetime | None = None  # when it was given (imports keep the file's time)
 
     def check(self) -> None:
         if self.kind not in KINDS:
@@ -104,25 +117,12 @@ class ScoreStore(LockedTable):
 
     def save(self, s: Score) -> dict[str, Any]:
         """Append a new version; returns the stored row."""
-        s.check()
-        row = asdict(s) | {"id": uuid.uuid4().hex[:12], "created_at": datetime.now()}
-        row["detail"] = json.dumps(s.detail, default=str, sort_keys=True) if s.detail else None
         with self.transaction() as cur:
             (found,) = cur.execute("SELECT count(*) FROM runs WHERE id = ?", [s.run_id]).fetchone()
             if not found:
                 raise UserError(f"run {s.run_id!r}", "not found", "see `fintrade-tui runs list`")
-            (last,) = cur.execute(
-                "SELECT coalesce(max(version), 0) FROM scores"
-                " WHERE run_id = ? AND kind = ? AND annotator = ?",
-                [s.run_id, s.kind, s.annotator],
-            ).fetchone()
-            row["version"] = last + 1
-            marks = ", ".join("?" for _ in _COLUMNS)
-            cur.execute(
-                f"INSERT INTO scores ({', '.join(_COLUMNS)}) VALUES ({marks})",
-                [row[c] for c in _COLUMNS],
-            )
-        return row | {"detail": s.detail or {}}  # as latest() returns it
+            (row,) = append_scores(cur, [s])
+        return row
 
     def latest(
         self, kind: str | None = None, run_ids: list[str] | None = None, status: str | None = "ok"
@@ -156,6 +156,35 @@ class ScoreStore(LockedTable):
             d["detail"] = json.loads(d["detail"]) if d["detail"] else {}
             out.append(d)
         return out
+
+
+def append_scores(cur: duckdb.DuckDBPyConnection, scores: list[Score]) -> list[dict[str, Any]]:
+    """Append scores as new versions on a cursor inside the caller's transaction; returns the
+    rows as `latest()` returns them."""
+    for s in scores:
+        s.check()
+    runs = sorted({s.run_id for s in scores})
+    last = {
+        (r, k, a): v
+        for r, k, a, v in cur.execute(
+            "SELECT run_id, kind, annotator, max(version) FROM scores"
+            " WHERE list_contains(?, run_id) GROUP BY ALL",
+            [runs],
+        ).fetchall()
+    }
+    rows, values = [], []
+    for s in scores:
+        key = (s.run_id, s.kind, s.annotator)
+        last[key] = last.get(key, 0) + 1
+        row = asdict(s) | {"id": uuid.uuid4().hex[:12], "version": last[key]}
+        row["created_at"] = s.created_at or datetime.now()
+        rows.append(row | {"detail": s.detail or {}})
+        row["detail"] = json.dumps(s.detail, default=str, sort_keys=True) if s.detail else None
+        values.append([row[c] for c in _COLUMNS])
+    if values:
+        marks = ", ".join("?" for _ in _COLUMNS)
+        cur.executemany(f"INSERT INTO scores ({', '.join(_COLUMNS)}) VALUES ({marks})", values)
+    return rows
 
 
 def mean_by_run(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:

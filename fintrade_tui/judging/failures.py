@@ -1,6 +1,7 @@
 """Failure cases room: the runs (or question × model pairs) worth a second look, in the style of
 promptfoo's failure filters — RAG worse than No-RAG, judge and human far apart, answers the
-numeric audit contradicts, runs that ended in an error, completed runs nobody rated yet.
+numeric audit contradicts, runs that ended in an error, completed runs nobody rated yet, runs
+labelled incorrect or a refusal, and Oracle right where No-RAG is wrong (or the reverse).
 
 One row per (filter, case): a run may appear under several filters, each with its own reason.
 Rows come in a fixed order (filter, question in natural order, model, conditions, run ids), so
@@ -15,21 +16,34 @@ from typing import Any
 
 import duckdb
 
-from fintrade_tui.judging.annotations import DIMENSIONS, ScoreStore, mean_by_run
+from fintrade_tui.judging.annotations import DIMENSIONS, ScoreStore, credit, mean_by_run
 from fintrade_tui.runs.evidence import CONDITIONS, LABELS
 from fintrade_tui.runs.records import CANCELLED, COMPLETED, ERROR, INTERRUPTED, TIMEOUT, RunStore
 from fintrade_tui.store.workspace import load_questions
 
-FILTERS = ("rag_worse", "disagree", "contradicted", "errors", "unrated")
+FILTERS = (
+    "rag_worse",
+    "disagree",
+    "contradicted",
+    "errors",
+    "unrated",
+    "incorrect",
+    "refusal",
+    "oracle_flip",
+)
 FILTER_LABELS = {
     "rag_worse": "RAG worse",
     "disagree": "judge ≠ human",
     "contradicted": "contradicted",
     "errors": "errors",
     "unrated": "unrated",
+    "incorrect": "incorrect",
+    "refusal": "refusal",
+    "oracle_flip": "Oracle ≠ No-RAG",
 }
 FAILED = (ERROR, TIMEOUT, CANCELLED, INTERRUPTED)
-RAG, NO_RAG = "rag", "no_rag"
+RAG, NO_RAG, ORACLE, REFERENCE = "rag", "no_rag", "oracle", "reference"
+RIGHT, WRONG = 4, 2  # without a label, judge accuracy >= 4 is right and <= 2 wrong
 
 
 def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
@@ -192,12 +206,77 @@ def _errors(runs, questions) -> list[dict[str, Any]]:
 def _unrated(runs, judge, rated: set[str], questions) -> list[dict[str, Any]]:
     out = []
     for r in runs:
-        if r["status"] != COMPLETED or r["id"] in rated:
+        if r["status"] != COMPLETED or r["id"] in rated or r["condition"] == REFERENCE:
             continue
         acc = judge.get(r["id"], {}).get("accuracy")
         reason = "no human score" + (f" (judge accuracy {acc:g})" if acc is not None else "")
         out.append(_case("unrated", [r], questions, reason, {"judge_accuracy": acc}))
     return out
+
+
+def _labelled(runs, labels, wanted: str, questions) -> list[dict[str, Any]]:
+    """Runs a person (or a file's scorer) labelled `wanted`: incorrect or refusal."""
+    out = []
+    for r in runs:
+        mine = [s for s in labels.get(r["id"], []) if (s["label"] or "").lower() == wanted]
+        if not mine:
+            continue
+        who = ", ".join(sorted({s["annotator"] for s in mine}))
+        note = next((s["note"] for s in mine if s["note"]), "")
+        reason = f"labelled {wanted} by {who}" + (
+            f": {' '.join(note.split())[:120]}" if note else ""
+        )
+        numbers = {"label": wanted, "annotators": who}
+        out.append(_case(wanted, [r], questions, reason, numbers))
+    return out
+
+
+def correctness(run_id: str, labels, judge) -> tuple[bool | None, str]:
+    """Is a run right? From its labels (their mean credit: 1 right, 0 wrong, between: unknown),
+    else from the judge's accuracy (>= 4 right, <= 2 wrong). (verdict, what it rests on)."""
+    credits = [c for s in labels.get(run_id, []) if (c := credit(s["label"])) is not None]
+    if credits:
+        mean = sum(credits) / len(credits)
+        return (True if mean == 1 else False if mean == 0 else None), "label"
+    acc = judge.get(run_id, {}).get("accuracy")
+    if acc is None:
+        return None, ""
+    return (True if acc >= RIGHT else False if acc <= WRONG else None), f"judge {acc:g}"
+
+
+def _oracle_flip(runs, labels, judge, questions) -> list[dict[str, Any]]:
+    """Question × model where Oracle is right and No-RAG wrong, or No-RAG right, Oracle wrong."""
+    groups: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = {}
+    for r in runs:
+        if r["status"] == COMPLETED and r["condition"] in (ORACLE, NO_RAG):
+            groups.setdefault((r["question_id"], r["model"]), {}).setdefault(
+                r["condition"], []
+            ).append(r)
+    out = []
+    for by_cond in groups.values():
+        for o in by_cond.get(ORACLE, []):
+            for b in by_cond.get(NO_RAG, []):
+                (ok_o, why_o), (ok_b, why_b) = (correctness(x["id"], labels, judge) for x in (o, b))
+                if ok_o is None or ok_b is None or ok_o == ok_b:
+                    continue
+                way = "Oracle right, No-RAG wrong" if ok_o else "No-RAG right, Oracle wrong"
+                numbers = {"oracle": why_o, "no_rag": why_b, "oracle_right": ok_o}
+                out.append(_case("oracle_flip", [b, o], questions, way, numbers))
+    return out
+
+
+MAX_REPLAY = 6  # answers side by side when a case is replayed
+
+
+def replay_set(case: dict[str, Any], answers: list[dict[str, Any]]) -> list[str]:
+    """The runs a case replays: its own, then the question's other answers — the same model
+    under the other conditions first, then other models — at most MAX_REPLAY."""
+    own = list(case["run_ids"])
+    others = sorted(
+        (r for r in answers if r["id"] not in own),
+        key=lambda r: (r["model"] != case["model"], _cond_key(r["condition"]), r["model"], r["id"]),
+    )
+    return [*own, *(r["id"] for r in others)][: max(MAX_REPLAY, len(own))]
 
 
 def failure_cases(
@@ -209,7 +288,8 @@ def failure_cases(
 
     Each row: ``key`` (unique), ``filter``, ``question_id``, ``question`` (text),
     ``category``, ``as_of``, ``model``, ``conditions`` (list) and ``condition`` (label),
-    ``run_ids``, ``reason`` (one line) and ``numbers`` (the figures behind the reason):
+    ``run_ids``, ``replay_ids`` (the case's runs, then the question's other answers, see
+    `replay_set`), ``reason`` (one line) and ``numbers`` (the figures behind the reason):
 
     - ``rag_worse``: a question × model whose RAG runs' mean judge accuracy is below its
       No-RAG runs' (latest ok LLM scores, annotators averaged); one row per pair.
@@ -218,7 +298,11 @@ def failure_cases(
     - ``contradicted``: a run whose numeric audit (in its newest LLM-judge record) holds
       CONTRADICTED claims.
     - ``errors``: a run that ended error, timeout, cancelled or interrupted.
-    - ``unrated``: a completed run with no human score.
+    - ``unrated``: a completed run with no human score (reference answers excepted).
+    - ``incorrect`` / ``refusal``: a run whose latest human-kind score (a person's, or a label
+      an imported file brought) carries that label.
+    - ``oracle_flip``: a question × model whose Oracle run is right and No-RAG run wrong, or
+      the reverse (right/wrong from labels, else judge accuracy >= 4 / <= 2).
     """
     wanted = set(FILTERS) if filters is None else set(filters)
     unknown = wanted - set(FILTERS)
@@ -244,6 +328,21 @@ def failure_cases(
         out += _errors(runs, questions)
     if "unrated" in wanted:
         out += _unrated(runs, judge, {s["run_id"] for s in human_rows}, questions)
+    labels: dict[str, list[dict[str, Any]]] = {}
+    for s in human_rows:
+        if s.get("label"):
+            labels.setdefault(s["run_id"], []).append(s)
+    for kind in ("incorrect", "refusal"):
+        if kind in wanted:
+            out += _labelled(runs, labels, kind, questions)
+    if "oracle_flip" in wanted:
+        out += _oracle_flip(runs, labels, judge, questions)
+    by_question: dict[str, list[dict[str, Any]]] = {}
+    for r in runs:
+        if r["status"] == COMPLETED:
+            by_question.setdefault(r["question_id"], []).append(r)
+    for c in out:
+        c["replay_ids"] = replay_set(c, by_question.get(c["question_id"], []))
     out.sort(
         key=lambda c: (
             FILTERS.index(c["filter"]),

@@ -11,7 +11,13 @@ from typing import Any
 import duckdb
 
 from fintrade_tui.config import Config
-from fintrade_tui.judging.annotations import DIMENSIONS, ScoreStore, mean_by_run
+from fintrade_tui.judging.annotations import (
+    DIMENSIONS,
+    LABEL_RUBRIC,
+    ScoreStore,
+    credit,
+    mean_by_run,
+)
 from fintrade_tui.judging.judge import JudgeInput, judge_run, panel_run
 from fintrade_tui.runs.records import COMPLETED, RunStore
 from fintrade_tui.store.db import connect
@@ -80,27 +86,38 @@ async def judge_runs(
     return saved
 
 
+SCORE_KINDS = ("llm", "human", "labels")  # what `report --scores` can read
+
+
 def score_rows(
-    ws: duckdb.DuckDBPyConnection, kind: str = "llm", dimension: str = "accuracy"
+    ws: duckdb.DuckDBPyConnection,
+    kind: str = "llm",
+    dimension: str = "accuracy",
+    source: str | None = None,
 ) -> list[dict[str, Any]]:
     """One row per scored run for the accuracy table: model, condition, category, question,
-    score (the latest ok score of `kind`; several annotators of one run are averaged)."""
+    score. `kind` llm or human: the latest ok 1-5 score of that kind; `labels`: correctness
+    from the people's labels (1 correct, 0.5 partial, 0 incorrect or refusal). Several
+    annotators of one run are averaged. `source` keeps one question set."""
     store = ScoreStore(ws)
-    latest = store.latest(kind=kind)
+    latest = store.latest(kind="human" if kind == "labels" else kind)
     if not latest:
         return []
     runs = {r["id"]: r for r in RunStore(ws).list(status=COMPLETED, limit=1_000_000)}
     qs = {q.id: q for q in load_questions(ws)}
-    by_run: dict[str, list[int]] = {}
+    by_run: dict[str, list[float]] = {}
     for s in latest:
-        if s[dimension] is not None:
-            by_run.setdefault(s["run_id"], []).append(s[dimension])
+        v = credit(s.get("label")) if kind == "labels" else s[dimension]
+        if v is not None:
+            by_run.setdefault(s["run_id"], []).append(v)
     out = []
     for rid, values in by_run.items():
         r = runs.get(rid)
         if r is None:
             continue
         q = qs.get(r["question_id"])
+        if source and (q is None or q.source != source):
+            continue
         out.append(
             {
                 "run_id": rid,
@@ -117,7 +134,8 @@ def score_rows(
 def agreement_pairs(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """(dimension, human, judge) for every run both a person and the LLM judge scored."""
     store = ScoreStore(ws)
-    human = mean_by_run(store.latest(kind="human"))
+    human_rows = store.latest(kind="human")
+    human = mean_by_run(human_rows)
     judge = mean_by_run(store.latest(kind="llm"))
     pairs = []
     for rid in sorted(set(human) & set(judge)):
@@ -125,6 +143,16 @@ def agreement_pairs(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
             h, j = human[rid].get(d), judge[rid].get(d)
             if h is not None and j is not None:
                 pairs.append({"dimension": d, "human": round(h), "judge": round(j), "run_id": rid})
+    # a label (correct 5, partial 3, incorrect/refusal 1) against the judge's accuracy
+    labelled: dict[str, list[int]] = {}
+    for s in human_rows:
+        if (v := LABEL_RUBRIC.get((s.get("label") or "").lower())) is not None:
+            labelled.setdefault(s["run_id"], []).append(v)
+    for rid in sorted(labelled):
+        j = judge.get(rid, {}).get("accuracy")
+        if j is not None:
+            h = round(sum(labelled[rid]) / len(labelled[rid]))
+            pairs.append({"dimension": "label", "human": h, "judge": round(j), "run_id": rid})
     return pairs
 
 

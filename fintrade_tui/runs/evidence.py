@@ -17,6 +17,10 @@ LABELS = {
     "indicator_rag": "Indicator-RAG",
     "tool_use": "Tool-Use",
     "oracle": "Oracle",
+    # conditions of imported runs (not run here): a long context, a benchmark's own answer
+    "long_context": "Long-context",
+    "reference": "Reference",
+    "unspecified": "(no condition)",
 }
 
 

@@ -31,14 +31,15 @@ def ensure_questions(cfg: Config, ws: Any, say: Say) -> None:
     seeds = cfg.bundle / SEEDS
     if n or not seeds.is_file():
         return
+    from fintrade_tui.imports.reference import save_questions_with_references
     from fintrade_tui.questions.importers import read_questions
     from fintrade_tui.questions.resolve import Resolver
-    from fintrade_tui.store.workspace import save_questions
 
-    say(f"importing the {seeds.name} seed questions into the workspace")
+    say(f"importing the {seeds.name} seed questions (and their reference answers)")
     with connect(cfg.store) as con:
         r = Resolver(con, cfg.questions.reference_date)
-        save_questions(ws, [r.evidence(r.resolve(q)) for q in read_questions(seeds, None)])
+        resolved = [r.evidence(r.resolve(q)) for q in read_questions(seeds, None)]
+    save_questions_with_references(ws, resolved, seeds)
 
 
 _INDEXING = threading.Lock()  # concurrent RAG runs of one process build the index once

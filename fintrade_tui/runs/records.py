@@ -37,7 +37,21 @@ CREATE TABLE IF NOT EXISTS runs (
     retries INTEGER, status VARCHAR, error VARCHAR, answer VARCHAR, pid INTEGER
 );
 """
-_JSON = ("params", "evidence", "tool_calls", "candidates")
+# Provenance of runs produced elsewhere (`runs import`); added to older workspaces in place.
+PROVENANCE = {
+    "origin": "VARCHAR DEFAULT 'local'",  # local | external
+    "source_file": "VARCHAR",
+    "source_format": "VARCHAR",
+    "source_locator": "VARCHAR",  # line / sample / result index in the file
+    "content_hash": "VARCHAR",
+    "condition_label": "VARCHAR",  # the file's own condition name, verbatim
+    "variant": "VARCHAR",
+    "extra": "VARCHAR",
+}
+MIGRATE = "".join(
+    f"ALTER TABLE runs ADD COLUMN IF NOT EXISTS {k} {t};\n" for k, t in PROVENANCE.items()
+)
+_JSON = ("params", "evidence", "tool_calls", "candidates", "extra")
 _COLUMNS = [
     "id",
     "batch_key",
@@ -67,6 +81,7 @@ _COLUMNS = [
     "error",
     "answer",
     "pid",
+    *PROVENANCE,
 ]
 
 
@@ -86,7 +101,7 @@ class RunStore(LockedTable):
     def __init__(self, con: duckdb.DuckDBPyConnection, read_only: bool = False) -> None:
         super().__init__(con)
         if not read_only:
-            con.execute(SCHEMA)
+            con.execute(SCHEMA + MIGRATE)
         elif not con.execute(
             "SELECT 1 FROM information_schema.tables WHERE table_name = 'runs'"
         ).fetchone():
@@ -98,26 +113,25 @@ class RunStore(LockedTable):
 
     def start(self, row: dict[str, Any]) -> str:
         """Insert a `running` row; a batch key's earlier unfinished attempts are replaced."""
-        row = {c: row.get(c) for c in _COLUMNS} | {
+        row = row | {
             "id": row.get("id") or uuid.uuid4().hex[:12],
             "status": RUNNING,
             "pid": os.getpid(),
             "started_at": row.get("started_at") or datetime.now(),
         }
-        for k in _JSON:
-            row[k] = dumps(row[k]) if row[k] is not None else None
-        marks = ", ".join("?" for _ in _COLUMNS)
         with self.transaction() as cur:
-            if row["batch_key"]:
+            if row.get("batch_key"):
                 cur.execute(
                     "DELETE FROM runs WHERE batch_key = ? AND status <> ?",
                     [row["batch_key"], COMPLETED],
                 )
-            cur.execute(
-                f"INSERT INTO runs ({', '.join(_COLUMNS)}) VALUES ({marks})",
-                [row[c] for c in _COLUMNS],
-            )
+            insert_runs(cur, [row])
         return row["id"]
+
+    def ids(self, ids: list[str]) -> set[str]:
+        """Which of these run ids the table already holds."""
+        found = self.fetch("SELECT id FROM runs WHERE list_contains(?, id)", [ids])
+        return {i for (i,) in found}
 
     def finish(self, run_id: str, **fields: Any) -> None:
         """Set the end state (status, answer, timings...) of a run in one transaction."""
@@ -181,6 +195,20 @@ class RunStore(LockedTable):
             d["evidence_ids"] = list(d["evidence_ids"] or [])
             out.append(d)
         return out
+
+
+def insert_runs(cur: duckdb.DuckDBPyConnection, rows: list[dict[str, Any]]) -> None:
+    """Insert whole run rows on a cursor inside the caller's transaction (JSON fields as
+    objects; a missing origin is `local`)."""
+    values = []
+    for row in rows:
+        row = {c: row.get(c) for c in _COLUMNS} | {"origin": row.get("origin") or "local"}
+        for k in _JSON:
+            row[k] = dumps(row[k]) if row[k] is not None else None
+        values.append([row[c] for c in _COLUMNS])
+    if values:
+        marks = ", ".join("?" for _ in _COLUMNS)
+        cur.executemany(f"INSERT INTO runs ({', '.join(_COLUMNS)}) VALUES ({marks})", values)
 
 
 def _alive(pid: int | None) -> bool:

@@ -1,6 +1,7 @@
 """Statistics room: the accuracy table in the shape of FinTradeBench's Table 2.
 
-Rows are conditions, columns the question categories F, T, FT and overall; every non-baseline
+Rows are conditions, columns the categories the question set carries (FinTradeBench's F, T,
+FT; SECQUE's question types; a file's own `category`) and overall; every non-baseline
 cell carries its relative change against the baseline condition, a paired Wilcoxon test on the
 questions both conditions answered, a bootstrap interval of the score difference and a Holm
 correction over every lane of the table (a lane = model × condition × category).
@@ -16,9 +17,11 @@ import numpy as np
 from fintrade_tui.runs.evidence import CONDITIONS, LABELS
 from fintrade_tui.stats.paired import _finite, bootstrap_ci, holm, paired_tests, stars
 
-CATEGORIES = ("F", "T", "FT")
+CATEGORIES = ("F", "T", "FT")  # FinTradeBench's: always shown together when any is present
 COLUMNS = (*CATEGORIES, "overall")
 MAX_SCORE = 5.0
+RUBRIC = (1.0, MAX_SCORE)  # judge and human scores
+LABELS_SCALE = (0.0, 1.0)  # correctness from labels: 1 correct, 0.5 partial, 0 otherwise
 DASH = "—"
 
 # Keys filled only for non-baseline cells (None elsewhere, so every cell has the same keys and a
@@ -39,13 +42,26 @@ _COMPARISON_KEYS = (
 )
 
 
-def _accuracy(values: Iterable[float]) -> float | None:
-    """Accuracy % of 1–5 scores: mean / 5 × 100 (None for no scores)."""
+def _accuracy(values: Iterable[float], top: float = MAX_SCORE) -> float | None:
+    """Accuracy % of scores: mean / top × 100 (None for no scores)."""
     v = list(values)
-    return _finite(np.mean(v) / MAX_SCORE * 100.0) if v else None
+    return _finite(np.mean(v) / top * 100.0) if v else None
 
 
-def _collect(rows: list[dict[str, Any]]) -> tuple[dict, dict, list[str], list[str]]:
+def category_columns(categories: Iterable[str]) -> list[str]:
+    """The table's columns: F, T, FT when the set has any of them, then every other category
+    in natural order ("Q2" before "Q10"), then overall."""
+    from fintrade_tui.judging.failures import natural_key
+
+    seen = {c for c in categories if c}
+    head = list(CATEGORIES) if seen & set(CATEGORIES) else []
+    rest = sorted(seen - set(CATEGORIES), key=natural_key)
+    return [*head, *rest, "overall"]
+
+
+def _collect(
+    rows: list[dict[str, Any]], scale: tuple[float, float] = RUBRIC
+) -> tuple[dict, dict, list[str], list[str]]:
     """scores[model][condition][question_id] -> list of scores, category per question, and
     the models and conditions in first-seen order. Rows with no score (unjudged) are skipped."""
     scores: dict[str, dict[str, dict[Any, list[float]]]] = {}
@@ -59,12 +75,13 @@ def _collect(rows: list[dict[str, Any]]) -> tuple[dict, dict, list[str], list[st
             models.append(model)
         if cond not in conditions:
             conditions.append(cond)
-        category.setdefault(qid, str(r.get("category") or "").strip().upper())
+        cat = str(r.get("category") or "").strip()
+        category.setdefault(qid, cat.upper() if cat.upper() in CATEGORIES else cat)
         s = _finite(r.get("score"))
         if s is None:
             continue
-        if not 1.0 <= s <= MAX_SCORE:
-            raise ValueError(f"score {r.get('score')!r} for {qid!r} is outside 1–5")
+        if not scale[0] <= s <= scale[1]:
+            raise ValueError(f"score {r.get('score')!r} for {qid!r} is outside {scale}")
         scores[model].setdefault(cond, {}).setdefault(qid, []).append(s)
     return scores, category, models, conditions
 
@@ -83,26 +100,31 @@ def accuracy_table(
     confidence: float = 0.95,
     n_resamples: int = 10000,
     seed: int = 0,
+    scale: tuple[float, float] = RUBRIC,
 ) -> dict[str, Any]:
     """Accuracy per model × condition × category, compared with the baseline condition.
 
-    ``rows``: dicts with ``model``, ``condition``, ``category`` (F / T / FT; any other
-    category counts towards "overall" only), ``question_id`` and ``score`` (1–5; None = not
-    scored, skipped). Several scores for the same model, condition and question (repeats,
-    several judges) are averaged first, so every question weighs the same and pairs once.
+    ``rows``: dicts with ``model``, ``condition``, ``category`` (each distinct one is a
+    column; F / T / FT always come as a set), ``question_id`` and ``score`` (within
+    ``scale``: 1–5 rubric scores, or 0–1 correctness from labels; None = not scored,
+    skipped). Several scores for the same model, condition and question (repeats, several
+    judges) are averaged first, so every question weighs the same and pairs once.
 
-    Returns ``{"baseline", "models", "conditions", "categories", "n_questions" (model -> distinct
-    questions), "n_lanes", "confidence", "cells"}`` where ``cells[model][condition][category]``
-    (category in F, T, FT, overall) is a dict with ``model``, ``condition``, ``category``,
-    ``is_baseline``, ``n``, ``accuracy`` (%) and, for non-baseline cells, ``baseline_accuracy``,
+    Returns ``{"baseline", "models", "conditions", "categories" (the columns, overall last),
+    "scale", "n_questions" (model -> distinct questions per category), "n_lanes",
+    "confidence", "cells"}`` where ``cells[model][condition][category]`` is a dict with
+    ``model``, ``condition``, ``category``, ``is_baseline``, ``n``, ``accuracy`` (%) and,
+    for non-baseline cells, ``baseline_accuracy``,
     ``delta_pct`` ((acc − acc_base) / acc_base × 100), ``n_paired`` (questions in both),
     ``mean_diff`` and ``ci_low``/``ci_high`` (paired bootstrap, score units, condition −
     baseline), ``t_stat``, ``t_p``, ``wilcoxon_stat``, ``wilcoxon_p``, ``wilcoxon_p_holm``
     (Holm over all lanes with a Wilcoxon p), ``stars`` (from the Holm-adjusted p) and ``reason``
     (why a test is missing, else None). Every model has every cell; empty ones have n = 0.
     """
-    scores, category, models, seen = _collect(rows)
+    scores, category, models, seen = _collect(rows, scale)
     conditions = _order_conditions(seen, baseline)
+    columns = category_columns(category.values())
+    top = scale[1]
 
     def per_question(model: str, cond: str, col: str) -> dict[Any, float]:
         qs = scores[model].get(cond, {})
@@ -116,7 +138,7 @@ def accuracy_table(
         cells[model] = {}
         for cond in conditions:
             cells[model][cond] = {}
-            for col in COLUMNS:
+            for col in columns:
                 mine = per_question(model, cond, col)
                 cell: dict[str, Any] = {
                     "model": model,
@@ -124,7 +146,7 @@ def accuracy_table(
                     "category": col,
                     "is_baseline": cond == baseline,
                     "n": len(mine),
-                    "accuracy": _accuracy(mine.values()),
+                    "accuracy": _accuracy(mine.values(), top),
                     **dict.fromkeys(_COMPARISON_KEYS),
                     "stars": "",
                 }
@@ -137,6 +159,7 @@ def accuracy_table(
                         confidence,
                         n_resamples,
                         seed,
+                        top,
                     )
                     if cell["wilcoxon_p"] is not None:
                         lanes.append(cell)
@@ -149,13 +172,14 @@ def accuracy_table(
     n_questions = {}
     for m in models:
         asked = {q for qs in scores[m].values() for q in qs}
-        n_questions[m] = {k: sum(category[q] == k for q in asked) for k in CATEGORIES}
+        n_questions[m] = {k: sum(category[q] == k for q in asked) for k in columns[:-1]}
         n_questions[m]["overall"] = len(asked)
     return {
         "baseline": baseline,
         "models": models,
         "conditions": conditions,
-        "categories": list(COLUMNS),
+        "categories": columns,
+        "scale": list(scale),
         "n_questions": n_questions,
         "n_lanes": len(lanes),
         "confidence": confidence,
@@ -170,9 +194,10 @@ def _compare(
     confidence: float,
     n_resamples: int,
     seed: int,
+    top: float = MAX_SCORE,
 ) -> None:
     """Fill a non-baseline cell's comparison with the baseline (in place)."""
-    base_acc = _accuracy(base.values())
+    base_acc = _accuracy(base.values(), top)
     cell["baseline_accuracy"] = base_acc
     if base_acc:  # None (no baseline questions) or 0 leave Δ undefined
         cell["delta_pct"] = _finite((cell["accuracy"] - base_acc) / base_acc * 100.0)
@@ -219,31 +244,39 @@ def fmt_cell(cell: dict[str, Any] | None) -> str:
 
 
 def to_markdown(table: dict[str, Any], condition_order: list[str] | None = None) -> str:
-    """The table as Markdown: one block per model, rows = conditions, columns F, T, FT,
-    Overall, then a footnote explaining Δ and the significance marks."""
+    """The table as Markdown: one block per model, rows = conditions, columns the categories
+    and Overall, then a footnote explaining Δ and the significance marks."""
     conditions = condition_order or table["conditions"]
+    columns = table["categories"]
+    heads = [("Overall" if k == "overall" else k) for k in columns]
+    labels = list(table.get("scale") or RUBRIC) == list(LABELS_SCALE)
     baseline = table["baseline"]
     base_label = LABELS.get(baseline, baseline)
     blocks: list[str] = []
     for model in table["models"]:
         by_cond = table["cells"][model]
         counts = table["n_questions"][model]
-        per_cat = ", ".join(f"{k} {counts[k]}" for k in CATEGORIES)
+        per_cat = ", ".join(f"{k} {counts[k]}" for k in columns[:-1])
         lines = [
             f"**{model}** (n = {counts['overall']} questions: {per_cat})",
             "",
-            "| Condition | F | T | FT | Overall |",
-            "|:--|--:|--:|--:|--:|",
+            "| Condition | " + " | ".join(heads) + " |",
+            "|:--|" + "--:|" * len(heads),
         ]
         for cond in conditions:
             row = by_cond.get(cond, {})
-            vals = " | ".join(fmt_cell(row.get(k)) for k in COLUMNS)
+            vals = " | ".join(fmt_cell(row.get(k)) for k in columns)
             lines.append(f"| {LABELS.get(cond, cond)} | {vals} |")
         blocks.append("\n".join(lines))
     n_lanes = table["n_lanes"]
     # The marks never start the line and sit before a space, so Markdown keeps them literal.
+    what = (
+        "Accuracy % = share of runs labelled correct (partial counts half)"
+        if labels
+        else "Accuracy % = mean score / 5 × 100"
+    )
     footnote = (
-        f"Accuracy % = mean score / 5 × 100. Δ = relative change vs {base_label}: "
+        f"{what}. Δ = relative change vs {base_label}: "
         f"(acc − acc {base_label}) / acc {base_label} × 100. "
         "Marks: * p < 0.05, ** p < 0.01, *** p < 0.001, paired Wilcoxon signed-rank test "
         "on the questions answered under both conditions, Holm-corrected over "

@@ -40,7 +40,41 @@ def open_workspace(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnec
         ) from None
     if not read_only:
         con.execute(SCHEMA)
+        migrate(con)
+    elif _outdated(con):  # an older workspace read before any write: bring it up to date once
+        con.close()
+        with open_workspace(path):
+            pass
+        return open_workspace(path, read_only=True)
     return con
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> None:
+    """Columns later versions added to the run and score tables (no-op when present)."""
+    from fintrade_tui.judging.annotations import SCHEMA as SCORES
+    from fintrade_tui.runs.records import MIGRATE
+    from fintrade_tui.runs.records import SCHEMA as RUNS
+
+    if con.execute("SELECT 1 FROM information_schema.tables WHERE table_name = 'runs'").fetchone():
+        con.execute(RUNS + MIGRATE)
+    if con.execute(
+        "SELECT 1 FROM information_schema.tables WHERE table_name = 'scores'"
+    ).fetchone():
+        con.execute(SCORES)
+
+
+def _outdated(con: duckdb.DuckDBPyConnection) -> bool:
+    cols = {
+        (t, c)
+        for t, c in con.execute(
+            "SELECT table_name, column_name FROM information_schema.columns"
+            " WHERE table_name IN ('runs', 'scores')"
+        ).fetchall()
+    }
+    tables = {t for t, _ in cols}
+    return ("runs" in tables and ("runs", "origin") not in cols) or (
+        "scores" in tables and ("scores", "label") not in cols
+    )
 
 
 def _default(v: Any) -> Any:
@@ -49,26 +83,35 @@ def _default(v: Any) -> Any:
     raise TypeError(type(v).__name__)
 
 
-def save_questions(con: duckdb.DuckDBPyConnection, questions: Iterable[Question]) -> int:
-    """Insert or replace questions in one transaction: all of them, or none."""
+def insert_questions(cur: duckdb.DuckDBPyConnection, questions: Iterable[Question]) -> int:
+    """Insert or replace questions on a cursor inside the caller's transaction."""
     rows = []
     for q in questions:
         d = q.to_dict()
         for k in _JSON_FIELDS:
             d[k] = json.dumps(d[k], default=_default, sort_keys=True)
         rows.append([d[f] for f in _FIELDS])
-    if not rows:
-        return 0
-    cols = ", ".join(_FIELDS)
-    marks = ", ".join("?" for _ in _FIELDS)
+    if rows:
+        cols = ", ".join(_FIELDS)
+        marks = ", ".join("?" for _ in _FIELDS)
+        cur.executemany(f"INSERT OR REPLACE INTO questions ({cols}) VALUES ({marks})", rows)
+    return len(rows)
+
+
+def save_questions(con: duckdb.DuckDBPyConnection, questions: Iterable[Question]) -> int:
+    """Insert or replace questions in one transaction: all of them, or none."""
     con.execute("BEGIN")
     try:
-        con.executemany(f"INSERT OR REPLACE INTO questions ({cols}) VALUES ({marks})", rows)
+        n = insert_questions(con, questions)
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
-    return len(rows)
+    return n
+
+
+def question_ids(con: duckdb.DuckDBPyConnection) -> set[str]:
+    return {i for (i,) in con.execute("SELECT id FROM questions").fetchall()}
 
 
 def _to_question(row: dict[str, Any]) -> Question:
