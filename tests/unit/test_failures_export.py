@@ -252,6 +252,11 @@ def populate(ws: duckdb.DuckDBPyConnection) -> None:
     scores.save(Score("r02", **human, accuracy=5, completeness=3, relevance=4, clarity=4, note="x"))
     scores.save(Score("r07", **human, accuracy=3, completeness=3, relevance=4, clarity=1))
     scores.save(Score("r08", **human, accuracy=5, completeness=3, relevance=4, clarity=4))
+    # labels, as an imported file brings them: a human-kind score with a label and no rubric
+    labels = dict(kind="human", annotator="paper:human")
+    scores.save(Score("r01", **labels, label="incorrect", note="ROE is far above 100%"))
+    scores.save(Score("r08", **labels, label="correct"))
+    scores.save(Score("r07", **labels, label="refusal"))
 
 
 EXPECTED = {
@@ -260,6 +265,9 @@ EXPECTED = {
     "contradicted": [["r02"]],
     "errors": [["r05"], ["r06"]],
     "unrated": [["r03"], ["r04"]],
+    "incorrect": [["r01"]],
+    "refusal": [["r07"]],
+    "oracle_flip": [["r01", "r08"]],  # F1 alpha: Oracle labelled correct, No-RAG incorrect
 }
 
 
