@@ -82,8 +82,8 @@ def test_csv_and_parquet_exports_open_in_duckdb_with_the_documented_columns(two)
         for path, cols in ((runs, RUN_COLUMNS), (scores, SCORE_COLUMNS), (report, REPORT_COLUMNS)):
             rel = con.sql(f"SELECT * FROM '{path}'")
             assert rel.columns == cols, (path, rel.columns)
-        rows = con.execute(f"SELECT run_id, human_accuracy, llm_accuracy, audit_contradicted FROM '{runs}'"
-                       " ORDER BY run_id").fetchall()  # fmt: skip
+        cols = "run_id, human_accuracy, llm_accuracy, audit_contradicted"
+        rows = con.execute(f"SELECT {cols} FROM '{runs}' ORDER BY run_id").fetchall()
         assert [r[0] for r in rows] == sorted(r[0] for r in RUNS)
         r01, r02 = rows[0], rows[1]
         assert (r01[1], r01[2]) == (4, 4)  # the latest LLM version (v2 = 4), the analyst's 4
