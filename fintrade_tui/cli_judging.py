@@ -19,11 +19,12 @@ from fintrade_tui.cli_output import console, print_table, progress_bars
 @click.option("--panel", is_flag=True, help="the SECQUE panel (N votes 0/1/2) instead")
 @click.option("--model", "-m", help="the judge (default judging.model)")
 @click.option("--force", is_flag=True, help="judge again runs this judge already scored")
+@click.option("--with-reference", is_flag=True, help="also the benchmarks' reference answers")
 @click.option("--concurrency", type=click.IntRange(1, 32), default=2)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly
-def judge(obj: Ctx, run_ids, batch, panel, model, force, concurrency, as_json) -> None:
+def judge(obj: Ctx, run_ids, batch, panel, model, force, with_reference, concurrency, as_json):
     """Score completed runs with the LLM judge (after a numeric audit of each answer)."""
     from fintrade_tui.judging.session import judge_runs, runs_to_judge
     from fintrade_tui.runs.llm import model_spec
@@ -35,7 +36,7 @@ def judge(obj: Ctx, run_ids, batch, panel, model, force, concurrency, as_json) -
     ids = [p.strip() for p in run_ids.split(",")] if run_ids else None
     kind = "panel" if panel else "llm"
     with open_workspace(cfg.workspace) as ws:
-        todo = runs_to_judge(ws, kind, name, ids, batch, force)
+        todo = runs_to_judge(ws, kind, name, ids, batch, force, with_reference)
         with progress_bars(as_json) as reporter:
             tick = reporter.start(f"{kind} judge {name}", len(todo))
             saved = asyncio.run(

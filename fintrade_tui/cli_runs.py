@@ -291,20 +291,22 @@ def runs() -> None:
 @runs.command("list")
 @click.option("--question", "-q")
 @click.option("--model", "-m")
-@click.option("--condition", "-c", type=click.Choice(CONDITIONS))
+@click.option("--condition", "-c", help="ours (no_rag, rag, ...) or an imported file's label")
 @click.option("--status")
-@click.option("--batch")
+@click.option("--batch", help="a batch label, or import:<file name> for an import")
+@click.option("--origin", type=click.Choice(["local", "external"]))
 @click.option("--limit", type=int, default=50)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly
-def runs_list(obj: Ctx, question, model, condition, status, batch, limit, as_json) -> None:
+def runs_list(obj: Ctx, question, model, condition, status, batch, origin, limit, as_json) -> None:
     """Recent runs, newest first."""
     from fintrade_tui.runs.records import RunStore
     from fintrade_tui.store.workspace import open_workspace
 
     with open_workspace(obj.cfg.workspace, read_only=True) as ws:
-        rows = RunStore(ws, read_only=True).list(question, model, condition, status, batch, limit)
+        store = RunStore(ws, read_only=True)
+        rows = store.list(question, model, condition, status, batch, limit, origin)
     if as_json:
         emit_json([{k: v for k, v in r.items() if k not in ("prompt", "evidence")} for r in rows])
     else:

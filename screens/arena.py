@@ -167,7 +167,7 @@ class ArenaScreen(FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, Screen):
         if self.blind and not self.revealed:
             panel.show(f"Evidence — {pane.label}", [], "hidden while blind (v reveals)")
             return
-        rows = evidence_rows(pane.evidence, pane.tool_calls)
+        rows = evidence_rows(pane.evidence, pane.tool_calls, pane.end if self.records else None)
         empty = "preparing evidence…" if pane.status.startswith("prep") else "no evidence"
         items = sum(r.kind == "item" for r in rows)
         calls = sum(r.kind == "tool" for r in rows)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fintrade_tui.errors import UserError
+from fintrade_tui.imports.common import as_text, decode, lines
 from fintrade_tui.imports.record import ExternalRun, Judgment
 
 FORMAT = "jsonl"
@@ -36,34 +37,6 @@ def sniff(path: Path, head: bytes) -> bool:
     except ValueError:
         return False
     return isinstance(obj, dict) and all(k in obj for k in REQUIRED)
-
-
-def as_text(v: Any) -> str | None:
-    """Text as given; numbers, lists and objects as their JSON (an answer of 42 is "42")."""
-    if v is None or isinstance(v, str):
-        return v
-    return json.dumps(v, ensure_ascii=False)
-
-
-def lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    """(1-based line number, raw bytes) of every non-blank line, read as a stream."""
-    try:
-        f = path.open("rb")
-    except OSError as exc:
-        raise UserError(str(path), f"cannot be read ({exc.strerror})", "check the path") from None
-    with f:
-        for n, raw in enumerate(f, start=1):
-            if raw.strip():
-                yield n, raw
-
-
-def decode(raw: bytes, warnings: list[str]) -> str:
-    """UTF-8 text; stray bytes are replaced (U+FFFD) and noted rather than fatal."""
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        warnings.append("non-UTF-8 bytes replaced with U+FFFD")
-        return raw.decode("utf-8-sig", errors="replace")
 
 
 def _number(obj: dict[str, Any], key: str, where: str, integer: bool = False) -> Any:

@@ -8,11 +8,9 @@ condition/variant/ticker/company/as_of/category), target -> reference_answer,
 filtered_resps (or resps) -> answer (generate_until: the first response; multiple_choice: the
 choice with the highest loglikelihood), arguments (gen_args_0.arg_0 or the older [[ctx, ...]])
 -> prompt, filter, the metric keys named in "metrics" (exact_match, acc, ...) -> Judgments
-"lm-eval:<metric>", doc_hash/prompt_hash/target_hash -> extra.
-From results: config.model_args (pretrained=/model=/... as lm-eval itself picks it) or
-config.model -> model; configs.<task> (output_type, doc_to_text, doc_to_choice, ...) guides the
-parse; lm_eval_version, config, date -> extra. Reading a results_*.json imports every samples
-file of the tasks it names that lies in its folder.
+"lm-eval:<metric>", doc_hash/prompt_hash/target_hash -> extra. The results file's model and task
+config come from lm_eval_results.py. Reading a results_*.json imports every samples file of the
+tasks it names that lies in its folder.
 """
 
 from __future__ import annotations
@@ -21,14 +19,21 @@ import json
 import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.imports.generic import as_text, decode, lines
-from fintrade_tui.imports.record import CORRECT, INCORRECT, PARTIAL, ExternalRun, Judgment
+from fintrade_tui.imports.common import META, as_text, decode, label_of, lines, open_bytes
+from fintrade_tui.imports.lm_eval_results import (
+    FIX_RUN,
+    TaskContext,
+    find_context,
+    load_json,
+    samples_files,
+    split_name,
+    task_context,
+)
+from fintrade_tui.imports.record import ExternalRun, Judgment
 
 FORMAT = "lm-eval"
 HEAD = 64 * 1024
@@ -40,24 +45,7 @@ _RESULTS_MARKS = (b'"configs"', b'"group_subtasks"', b'"lm_eval_version"')
 _NOT_METRICS = {"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter"}
 _NOT_METRICS |= {"metrics", "doc_hash", "prompt_hash", "target_hash"}
 _HASHES = ("doc_hash", "prompt_hash", "target_hash")
-# lm-eval's own order for naming a model from model_args (peft/delta come with pretrained)
-_MODEL_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")
-_META = ("condition", "variant", "ticker", "company", "as_of", "category")
-_TASK_KEYS = ("output_type", "doc_to_text", "doc_to_target", "doc_to_choice", "num_fewshot")
-_TASK_KEYS += ("dataset_path", "dataset_name", "test_split", "metric_list", "generation_kwargs")
 _MIDNIGHT = re.compile(r"^(\d{4}-\d{2}-\d{2})[ T]00:00:00$")
-_FIX_RUN = "re-run lm_eval with --log_samples, or import the samples file as lm-eval wrote it"
-
-
-@dataclass
-class _Context:
-    """What the results file says about one task's samples."""
-
-    task: str
-    model: str = "unknown"
-    task_config: dict[str, Any] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
 
 
 def _is_results(head: bytes) -> bool:
@@ -84,102 +72,6 @@ def sniff(path: Path, head: bytes) -> bool:
     return _is_results(head)
 
 
-def _split_name(path: Path) -> tuple[str, str | None]:
-    """(task, date) from samples_<task>_<date>.jsonl; the task may hold underscores."""
-    stem = path.name.removesuffix(".jsonl").removesuffix(".json")
-    rest = stem.removeprefix("samples_")
-    if rest != stem and "_" in rest:
-        task, date = rest.rsplit("_", 1)
-        return task, date
-    return stem, None
-
-
-def _sanitize(task: str) -> str:
-    return re.sub(r"\W", "_", task)  # as lm-eval's sanitize_task_name
-
-
-def _load_json(path: Path) -> Any:
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise UserError(str(path), f"cannot be read ({exc.strerror})", "check the path") from None
-    try:
-        return json.loads(raw.decode("utf-8", errors="replace"))
-    except json.JSONDecodeError as exc:
-        problem = f"is not valid JSON ({exc.msg} at line {exc.lineno}; truncated?)"
-        raise UserError(str(path), problem, _FIX_RUN) from None
-
-
-def _task_key(doc: Any, task: str) -> str | None:
-    """The results file's name for this task (file names carry the raw or sanitized name)."""
-    if not isinstance(doc, dict):
-        return None
-    names = [*(doc.get("configs") or {}), *(doc.get("results") or {})]
-    return next((k for k in names if task in (k, _sanitize(k))), None)
-
-
-def _model(doc: dict[str, Any]) -> str:
-    config = doc.get("config") if isinstance(doc.get("config"), dict) else {}
-    args = config.get("model_args")
-    if isinstance(args, dict):
-        for key in _MODEL_KEYS:
-            if args.get(key):
-                return str(args[key])
-    elif isinstance(args, str):
-        for key in _MODEL_KEYS:
-            m = re.search(rf"(?:^|,)\s*{key}=([^,]+)", args)
-            if m:
-                return m.group(1).strip()
-    # with no model in model_args lm-eval's model_name is a random id: name the backend instead
-    return str(config.get("model") or doc.get("model_name") or "unknown")
-
-
-def _context(results: Path, doc: dict[str, Any], key: str) -> _Context:
-    configs = doc.get("configs") if isinstance(doc.get("configs"), dict) else {}
-    task_config = configs.get(key) if isinstance(configs.get(key), dict) else {}
-    extra: dict[str, Any] = {"results_file": results.name, "task": key}
-    for k in ("lm_eval_version", "git_hash", "model_source", "model_name", "task_hashes"):
-        if doc.get(k) not in (None, "", {}):
-            extra[k] = doc[k].get(key) if k == "task_hashes" else doc[k]
-    if isinstance(doc.get("config"), dict):
-        extra["config"] = doc["config"]
-    if isinstance(doc.get("date"), int | float):
-        extra["evaluation_date"] = datetime.fromtimestamp(doc["date"], UTC).isoformat()
-    sub = {k: task_config[k] for k in _TASK_KEYS if k in task_config}
-    if isinstance(task_config.get("metadata"), dict) and "version" in task_config["metadata"]:
-        sub["version"] = task_config["metadata"]["version"]
-    extra["task_config"] = sub
-    return _Context(task=key, model=_model(doc), task_config=task_config, extra=extra)
-
-
-def _date_of(p: Path) -> str:
-    return p.stem.rsplit("_", 1)[-1]
-
-
-def _find_context(path: Path, task: str, date: str | None) -> _Context:
-    """The results file of the same run (same date in the name), else the newest one naming
-    this task; none at all still imports, with model "unknown" and a warning."""
-    folder = path.parent
-    same = sorted(folder.glob(f"*_{date}.json")) if date else []
-    newest = sorted(folder.glob("results_*.json"), key=_date_of, reverse=True)
-    skipped: list[str] = []
-    for cand in [*same, *(p for p in newest if p not in same)]:
-        try:
-            doc = _load_json(cand)
-        except UserError:
-            skipped.append(f"skipped unreadable results file {cand.name}")
-            continue
-        key = _task_key(doc, task)
-        if key is not None:
-            ctx = _context(cand, doc, key)
-            if date and _date_of(cand) != date:
-                ctx.warnings.append(f"results taken from {cand.name}, not the same run's")
-            ctx.warnings.extend(skipped)
-            return ctx
-    note = f"no results_*.json naming task {task!r} beside this file: model unknown"
-    return _Context(task=task, warnings=[note, *skipped])
-
-
 def _arguments(obj: dict[str, Any], where: str) -> list[list[Any]]:
     """One argument list per request: {"gen_args_0": {"arg_0": ctx, ...}} (0.4.3 on) or the
     older [[ctx, gen_kwargs], ...]."""
@@ -190,7 +82,7 @@ def _arguments(obj: dict[str, Any], where: str) -> list[list[Any]]:
         return [list(a.values()) if isinstance(a, dict) else [a] for a in args.values()]
     if isinstance(args, list):
         return [list(a) if isinstance(a, list) else [a] for a in args]
-    raise UserError(where, "arguments is neither an object nor a list", _FIX_RUN)
+    raise UserError(where, "arguments is neither an object nor a list", FIX_RUN)
 
 
 def _responses(obj: dict[str, Any], where: str) -> list[Any]:
@@ -200,9 +92,9 @@ def _responses(obj: dict[str, Any], where: str) -> list[Any]:
     elif isinstance(obj.get("resps"), list):
         resps = [r[0] if isinstance(r, list) and len(r) == 1 else r for r in obj["resps"]]
     else:
-        raise UserError(where, "has no resps or filtered_resps list", _FIX_RUN)
+        raise UserError(where, "has no resps or filtered_resps list", FIX_RUN)
     if not resps:
-        raise UserError(where, "has an empty filtered_resps list", _FIX_RUN)
+        raise UserError(where, "has an empty filtered_resps list", FIX_RUN)
     return resps
 
 
@@ -211,11 +103,11 @@ def _loglikelihood(resp: Any, where: str, i: int) -> float:
     try:
         ll = float(value)
     except (TypeError, ValueError):
-        raise UserError(where, f"choice {i} has no loglikelihood ({value!r})", _FIX_RUN) from None
+        raise UserError(where, f"choice {i} has no loglikelihood ({value!r})", FIX_RUN) from None
     return ll if not math.isnan(ll) else -math.inf
 
 
-def _choices(doc: dict[str, Any], ctx: _Context, args: list[list[Any]], n: int) -> list[str]:
+def _choices(doc: dict[str, Any], ctx: TaskContext, args: list[list[Any]], n: int) -> list[str]:
     """The choice texts: the doc's list named by doc_to_choice, else the continuations the
     harness scored (minus the target delimiter it put in front of each)."""
     listed = doc.get(str(ctx.task_config.get("doc_to_choice")))
@@ -228,21 +120,13 @@ def _choices(doc: dict[str, Any], ctx: _Context, args: list[list[Any]], n: int) 
     return [c[len(delim) :] if delim and c.startswith(delim) else c for c in conts]
 
 
-def _output_type(ctx: _Context, args: list[list[Any]], resps: list[Any]) -> str:
+def _output_type(ctx: TaskContext, args: list[list[Any]], resps: list[Any]) -> str:
     if isinstance(ctx.task_config.get("output_type"), str):
         return ctx.task_config["output_type"]
     pairs = all(isinstance(r, list) and len(r) == 2 for r in resps)
     if pairs and len(resps) > 1 and len(args) == len(resps):
         return "multiple_choice"
     return "loglikelihood" if pairs else "generate_until"
-
-
-def _label(value: Any) -> str | None:
-    if isinstance(value, bool):
-        return CORRECT if value else INCORRECT
-    if isinstance(value, int | float):
-        return {1: CORRECT, 0: INCORRECT, 0.5: PARTIAL}.get(value)
-    return None
 
 
 def _judgments(obj: dict[str, Any], warnings: list[str]) -> list[Judgment]:
@@ -254,11 +138,12 @@ def _judgments(obj: dict[str, Any], warnings: list[str]) -> list[Judgment]:
         if name not in obj:
             warnings.append(f"metric {name!r} is listed but has no value")
             continue
-        out.append(Judgment(f"lm-eval:{name}", label=_label(obj[name]), value=obj[name]))
+        value = obj[name]  # metrics are numbers: a string is no verdict word here
+        out.append(Judgment(f"lm-eval:{name}", label=label_of(value, words=False), value=value))
     return out
 
 
-def _question(doc: dict[str, Any], ctx: _Context, prompt: str | None) -> str | None:
+def _question(doc: dict[str, Any], ctx: TaskContext, prompt: str | None) -> str | None:
     dtt = ctx.task_config.get("doc_to_text")
     if isinstance(dtt, str) and isinstance(doc.get(dtt), str):
         return doc[dtt]
@@ -274,15 +159,15 @@ def _meta(doc: dict[str, Any], key: str) -> str | None:
     return m.group(1) if m else text  # the json loader turns "2024-11-01" into a timestamp
 
 
-def _run(obj: Any, where: str, locator: str, ctx: _Context, warnings: list[str]) -> ExternalRun:
+def _run(obj: Any, where: str, locator: str, ctx: TaskContext, warnings: list[str]) -> ExternalRun:
     if not isinstance(obj, dict):
-        raise UserError(where, "is not a JSON object", _FIX_RUN)
+        raise UserError(where, "is not a JSON object", FIX_RUN)
     for key in ("doc_id", "doc"):
         if key not in obj:
-            raise UserError(where, f'has no "{key}"', _FIX_RUN)
+            raise UserError(where, f'has no "{key}"', FIX_RUN)
     doc = obj["doc"]
     if not isinstance(doc, dict):
-        raise UserError(where, '"doc" is not an object', _FIX_RUN)
+        raise UserError(where, '"doc" is not an object', FIX_RUN)
     args, resps = _arguments(obj, where), _responses(obj, where)
     prompt = as_text(args[0][0]) if args and args[0] else None
     kind = _output_type(ctx, args, resps)
@@ -314,7 +199,7 @@ def _run(obj: Any, where: str, locator: str, ctx: _Context, warnings: list[str])
     else:  # loglikelihood(_rolling): the scores are the answer
         answer = str(as_text(resps[0] if len(resps) == 1 else resps))
     qid = doc.get("question_id") if doc.get("question_id") is not None else doc.get("id")
-    rest = {k: v for k, v in doc.items() if k not in {*_META, "question_id", "id"}}
+    rest = {k: v for k, v in doc.items() if k not in {*META, "question_id", "id"}}
     extra["doc"] = rest
     extra |= ctx.extra
     judgments = _judgments(obj, warnings)
@@ -341,10 +226,12 @@ def _run(obj: Any, where: str, locator: str, ctx: _Context, warnings: list[str])
     )
 
 
-def _read_samples(path: Path, ctx: _Context | None = None, via: str = "") -> Iterator[ExternalRun]:
+def _read_samples(
+    path: Path, ctx: TaskContext | None = None, via: str = ""
+) -> Iterator[ExternalRun]:
     """`via`: the samples file's name when a results file led here, so locators stay apart."""
-    task, date = _split_name(path)
-    ctx = ctx or _find_context(path, task, date)
+    task, date = split_name(path)
+    ctx = ctx or find_context(path, task, date)
     seen: dict[tuple[str, str], int] = {}  # (doc_id, filter) -> line: a few bytes per sample
     count = 0
     for n, raw in lines(path):
@@ -354,7 +241,7 @@ def _read_samples(path: Path, ctx: _Context | None = None, via: str = "") -> Ite
             obj = json.loads(decode(raw, warnings))
         except json.JSONDecodeError as exc:
             problem = f"is not valid JSON ({exc.msg} at column {exc.colno}; truncated file?)"
-            raise UserError(where, problem, _FIX_RUN) from None
+            raise UserError(where, problem, FIX_RUN) from None
         run = _run(obj, where, f"{via}line {n}", ctx, warnings)
         key = (json.dumps(obj["doc_id"]), run.extra["filter"])
         if key in seen:
@@ -364,31 +251,18 @@ def _read_samples(path: Path, ctx: _Context | None = None, via: str = "") -> Ite
         count += 1
         yield run
     if not count:
-        raise UserError(str(path), "holds no samples", _FIX_RUN)
+        raise UserError(str(path), "holds no samples", FIX_RUN)
 
 
 def _read_results(path: Path) -> Iterator[ExternalRun]:
-    doc = _load_json(path)
+    doc = load_json(path)
     if not isinstance(doc, dict) or not isinstance(doc.get("results"), dict):
-        raise UserError(str(path), 'is not an lm-eval results file (no "results")', _FIX_RUN)
-    date = _date_of(path)
-    tasks = list(doc.get("configs") or doc["results"])
-    found: list[tuple[Path, str]] = []
-    missing: list[str] = []
-    for task in tasks:
-        names = {task, _sanitize(task)}
-        same = [path.parent / f"samples_{t}_{date}.jsonl" for t in names]
-        others = [p for p in path.parent.glob("samples_*.jsonl") if _split_name(p)[0] in names]
-        hit = next((p for p in same if p.is_file()), None)
-        hit = hit or max(others, key=_date_of, default=None)
-        if hit is None:
-            missing.append(task)
-        else:
-            found.append((hit, task))
+        raise UserError(str(path), 'is not an lm-eval results file (no "results")', FIX_RUN)
+    found, missing = samples_files(path, doc)
     if not found:
-        raise UserError(str(path), "names no samples file that is in its folder", _FIX_RUN)
+        raise UserError(str(path), "names no samples file that is in its folder", FIX_RUN)
     for sample_path, task in found:
-        ctx = _context(path, doc, task)
+        ctx = task_context(path, doc, task)
         ctx.warnings += [f"results name task {t!r} but its samples file is absent" for t in missing]
         yield from _read_samples(sample_path, ctx, via=f"{sample_path.name} ")
 
@@ -396,11 +270,8 @@ def _read_results(path: Path) -> Iterator[ExternalRun]:
 def read(path: Path) -> Iterator[ExternalRun]:
     """The runs of one samples_<task>_<date>.jsonl, or of every samples file a results_*.json
     names in its folder, one at a time."""
-    try:
-        with path.open("rb") as f:
-            head = f.read(HEAD)
-    except OSError as exc:
-        raise UserError(str(path), f"cannot be read ({exc.strerror})", "check the path") from None
+    with open_bytes(path) as f:
+        head = f.read(HEAD)
     if _RESULTS_START.match(head):
         return _read_results(path)
     return _read_samples(path)

@@ -16,7 +16,7 @@ from typing import Any
 import duckdb
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.store.locked import LockedTable
+from fintrade_tui.store.locked import LockedTable, insert_rows
 
 DIMENSIONS = ("accuracy", "completeness", "relevance", "clarity")
 KINDS = ("human", "llm", "panel")
@@ -181,9 +181,7 @@ def append_scores(cur: duckdb.DuckDBPyConnection, scores: list[Score]) -> list[d
         rows.append(row | {"detail": s.detail or {}})
         row["detail"] = json.dumps(s.detail, default=str, sort_keys=True) if s.detail else None
         values.append([row[c] for c in _COLUMNS])
-    if values:
-        marks = ", ".join("?" for _ in _COLUMNS)
-        cur.executemany(f"INSERT INTO scores ({', '.join(_COLUMNS)}) VALUES ({marks})", values)
+    insert_rows(cur, "scores", _COLUMNS, values)
     return rows
 
 

@@ -41,12 +41,16 @@ def runs_to_judge(
     run_ids: list[str] | None = None,
     batch: str | None = None,
     force: bool = False,
+    with_reference: bool = False,
 ) -> list[dict[str, Any]]:
     """Completed runs (optionally these ids/prefixes or this batch) not yet scored ok by
-    `judge` under `kind`, unless `force`."""
+    `judge` under `kind`, unless `force`. A benchmark's reference answers (condition
+    `reference`) are judged when named by id or `with_reference`, not by default."""
     runs = RunStore(ws).list(status=COMPLETED, batch=batch, limit=1_000_000)
     if run_ids:
         runs = [r for r in runs if any(r["id"].startswith(p) for p in run_ids)]
+    elif not with_reference:
+        runs = [r for r in runs if r["condition"] != "reference"]
     if force:
         return runs
     done = {s["run_id"] for s in ScoreStore(ws).latest(kind=kind) if s["annotator"] == judge}

@@ -11,6 +11,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 from fintrade_tui.judging.annotations import DIMENSIONS
@@ -190,7 +191,7 @@ def warm_litellm() -> None:
 class Row:
     """One line of the evidence panel and what Enter shows for it."""
 
-    kind: str  # item | tool | note
+    kind: str  # item | tool | note | prompt
     line: str
     title: str = ""
     body: str = ""
@@ -214,12 +215,34 @@ def _as_dict(item: Any) -> dict[str, Any]:
     return item if isinstance(item, dict) else item.to_dict()
 
 
-def evidence_rows(evidence: Any, tool_calls: list[dict[str, Any]] | None = None) -> list[Row]:
-    """Rows for an Evidence object or a stored run's evidence dict: items (track, title, date,
-    scores; Enter shows the parent passage), then every tool call with its arguments and
-    result, then the notes."""
-    if evidence is None:
+def record_rows(record: dict[str, Any] | None) -> list[Row]:
+    """A stored run's own rows: where an imported run came from, and its prompt (Enter)."""
+    if not record:
         return []
+    rows = []
+    if record.get("origin") == "external":
+        name = Path(record.get("source_file") or "?").name
+        where = f"{name} {record.get('source_locator') or ''}"
+        label = record.get("condition_label")
+        said = f" · condition {label!r}" if label and label != record.get("condition") else ""
+        rows.append(Row("note", f"imported ({record.get('source_format')}): {where}{said}"))
+    if record.get("prompt"):
+        prompt = record["prompt"]
+        rows.append(Row("prompt", f"[prompt] {len(prompt):,} chars", "Prompt as sent", prompt))
+    return rows
+
+
+def evidence_rows(
+    evidence: Any,
+    tool_calls: list[dict[str, Any]] | None = None,
+    record: dict[str, Any] | None = None,
+) -> list[Row]:
+    """Rows for an Evidence object or a stored run's evidence dict: a stored `record`'s origin
+    and prompt, then items (track, title, date, scores; Enter shows the parent passage), then
+    every tool call with its arguments and result, then the notes."""
+    head = record_rows(record)
+    if evidence is None:
+        return head
     if isinstance(evidence, dict):
         items = [_as_dict(i) for i in evidence.get("items") or []]
         notes = list(evidence.get("notes") or [])
@@ -253,7 +276,7 @@ def evidence_rows(evidence: Any, tool_calls: list[dict[str, Any]] | None = None)
         full = json.dumps(result, indent=2, sort_keys=True, default=str)
         rows.append(Row("tool", line, f"{c.get('name')} {args}", full))
     rows += [Row("note", f"note: {n}") for n in notes]
-    return rows
+    return head + rows
 
 
 # -- judging ---------------------------------------------------------------------------------

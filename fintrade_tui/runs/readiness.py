@@ -26,8 +26,9 @@ def ensure_store(cfg: Config, say: Say, progress: Reporter = None) -> None:
 
 
 def ensure_questions(cfg: Config, ws: Any, say: Say) -> None:
-    """Import the bundle's seed questions when the workspace holds no question yet."""
-    (n,) = ws.execute("SELECT count(*) FROM questions").fetchone()
+    """Import the bundle's seed questions when the workspace holds none of them yet (runs
+    imported first may have created placeholders of their ids: the seeds replace them)."""
+    (n,) = ws.execute("SELECT count(*) FROM questions WHERE source = 'fintradebench'").fetchone()
     seeds = cfg.bundle / SEEDS
     if n or not seeds.is_file():
         return

@@ -15,7 +15,7 @@ from typing import Any
 import duckdb
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.store.locked import LockedTable
+from fintrade_tui.store.locked import LockedTable, insert_rows
 
 RUNNING, COMPLETED, ERROR, CANCELLED, TIMEOUT, INTERRUPTED = (
     "running",
@@ -167,14 +167,15 @@ class RunStore(LockedTable):
         status: str | None = None,
         batch: str | None = None,
         limit: int = 200,
+        origin: str | None = None,
     ) -> list[dict[str, Any]]:
         sql = f"""SELECT {", ".join(_COLUMNS)} FROM runs
             WHERE (? IS NULL OR question_id = ?) AND (? IS NULL OR model = ?)
               AND (? IS NULL OR condition = ?) AND (? IS NULL OR status = ?)
-              AND (? IS NULL OR batch = ?)
+              AND (? IS NULL OR batch = ?) AND (? IS NULL OR coalesce(origin, 'local') = ?)
             ORDER BY started_at DESC, id LIMIT ?"""
         args = [question, question, model, model, condition, condition, status, status]
-        return self._select(sql, [*args, batch, batch, limit])
+        return self._select(sql, [*args, batch, batch, origin, origin, limit])
 
     def get(self, run_id: str) -> dict[str, Any]:
         found = self._select(
@@ -206,9 +207,7 @@ def insert_runs(cur: duckdb.DuckDBPyConnection, rows: list[dict[str, Any]]) -> N
         for k in _JSON:
             row[k] = dumps(row[k]) if row[k] is not None else None
         values.append([row[c] for c in _COLUMNS])
-    if values:
-        marks = ", ".join("?" for _ in _COLUMNS)
-        cur.executemany(f"INSERT INTO runs ({', '.join(_COLUMNS)}) VALUES ({marks})", values)
+    insert_rows(cur, "runs", _COLUMNS, values)
 
 
 def _alive(pid: int | None) -> bool:

@@ -13,6 +13,7 @@ import duckdb
 
 from fintrade_tui.errors import UserError
 from fintrade_tui.questions.model import Question
+from fintrade_tui.store.locked import insert_rows
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS questions (
@@ -91,10 +92,7 @@ def insert_questions(cur: duckdb.DuckDBPyConnection, questions: Iterable[Questio
         for k in _JSON_FIELDS:
             d[k] = json.dumps(d[k], default=_default, sort_keys=True)
         rows.append([d[f] for f in _FIELDS])
-    if rows:
-        cols = ", ".join(_FIELDS)
-        marks = ", ".join("?" for _ in _FIELDS)
-        cur.executemany(f"INSERT OR REPLACE INTO questions ({cols}) VALUES ({marks})", rows)
+    insert_rows(cur, "questions", _FIELDS, rows, replace=True)
     return len(rows)
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from fintrade_tui.errors import UserError
 from fintrade_tui.imports import inspect_log
+from fintrade_tui.imports.common import label_of
 from fintrade_tui.imports.record import CORRECT, INCORRECT, PARTIAL, REFUSAL
 
 # not tests.conftest.ROOT: the comparison test also runs in a bare venv with inspect-ai
@@ -305,7 +306,7 @@ def test_attachments_usage_and_cost() -> None:
 
 
 def test_labels() -> None:
-    label = inspect_log._label
+    label = label_of
     assert [label(v) for v in ("C", "I", "P", "N", True, False, 1, 0.0, 0.5)] == [
         CORRECT, INCORRECT, PARTIAL, REFUSAL, CORRECT, INCORRECT, CORRECT, INCORRECT, PARTIAL,
     ]  # fmt: skip

@@ -213,6 +213,7 @@ def test_report_markdown_on_runs_from_run(built_store: Config, tmp_path: Path) -
     acc = next(a for a in agree if a["dimension"] == "accuracy")
     assert acc["n"] == 1 and acc["bias"] == 2.0  # judge 4 vs human 2
     # a judge that always prefers the first answer: equal points, no order consistency
+    # (F1's two runs and its reference answer: 3 pairs, both orders)
     t = json.loads(cli("tournament", "F1", "-m", "pair", "--json"))
-    assert t["n_calls"] == 2 and t["consistency"] == 0.0
-    assert sorted(t["points"].values()) == [1.0, 1.0]
+    assert t["n_calls"] == 6 and t["consistency"] == 0.0
+    assert sorted(t["points"].values()) == [2.0, 2.0, 2.0]

@@ -8,12 +8,14 @@ import asyncio
 from datetime import date
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from fintrade_tui.config import Config, ModelConfig
 from fintrade_tui.questions.model import Question
 from fintrade_tui.questions.samples import aapl_fy2024
 from fintrade_tui.runs import llm
+from fintrade_tui.runs.readiness import SEEDS
 from fintrade_tui.runs.records import RunStore
 from fintrade_tui.runs.runner import Runner, RunSpec, drain
 from fintrade_tui.store.workspace import open_workspace
@@ -279,9 +281,20 @@ def test_ask_on_a_fresh_workspace_builds_what_it_needs(built_store: Config, tmp_
     assert res.exit_code == 0, res.output
     for label in ("[No-RAG] " + ANSWER, "[RAG] " + ANSWER, "[Oracle] " + ANSWER):
         assert label in res.output
-    res = CliRunner().invoke(main, ["--config", str(config), "runs", "list", "--json"])
-    runs = {r["condition"]: r for r in json.loads(res.output)}
+    res = CliRunner().invoke(
+        main, ["--config", str(config), "runs", "list", "--json", "--limit", "999"]
+    )
+    runs = {r["condition"]: r for r in json.loads(res.output) if r["origin"] == "local"}
     assert set(runs) == {"no_rag", "rag", "oracle"}
+    # the seeds came with their reference answers, stored as runs of model `reference`
+    reference = [r for r in json.loads(res.output) if r["origin"] == "external"]
+    seeds = pd.read_csv(built_store.bundle / SEEDS)
+    with_answer = seeds["response"].fillna("").str.strip().astype(bool).sum()
+    assert [(r["model"], r["condition"]) for r in reference] == [("reference", "reference")] * int(
+        with_answer
+    )
+    f1 = next(r for r in reference if r["question_id"] == "F1")
+    assert f1["answer"] == seeds.set_index("question_id").loc["F1", "response"].strip()
     assert all(r["status"] == "completed" and r["question_id"] == "F1" for r in runs.values())
     assert runs["rag"]["evidence_ids"] and runs["no_rag"]["evidence_ids"] == []
     assert runs["oracle"]["evidence_ids"] == [
