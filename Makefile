@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test lint bench bench-models bench-retrieval bench-tui index clean-store
+.PHONY: venv demo test lint bench bench-models bench-retrieval bench-tui bench-import index clean-store
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,9 @@ bench-retrieval: venv
 
 bench-tui: venv
 	$(BIN)/python benchmarks/bench_tui.py
+
+bench-import: venv
+	$(BIN)/python benchmarks/bench_import.py
 
 clean-store:
 	rm -f data/fintrade.duckdb

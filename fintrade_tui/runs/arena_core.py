@@ -240,9 +240,9 @@ def evidence_rows(
     """Rows for an Evidence object or a stored run's evidence dict: a stored `record`'s origin
     and prompt, then items (track, title, date, scores; Enter shows the parent passage), then
     every tool call with its arguments and result, then the notes."""
-    head = record_rows(record)
+    own = record_rows(record)
     if evidence is None:
-        return head
+        return own
     if isinstance(evidence, dict):
         items = [_as_dict(i) for i in evidence.get("items") or []]
         notes = list(evidence.get("notes") or [])
@@ -276,7 +276,7 @@ def evidence_rows(
         full = json.dumps(result, indent=2, sort_keys=True, default=str)
         rows.append(Row("tool", line, f"{c.get('name')} {args}", full))
     rows += [Row("note", f"note: {n}") for n in notes]
-    return head + rows
+    return own + rows
 
 
 # -- judging ---------------------------------------------------------------------------------

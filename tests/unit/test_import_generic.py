@@ -219,3 +219,49 @@ def test_a_50_mb_file_is_streamed(tmp_path: Path) -> None:
         assert rep.added == 500
     finally:
         ws.close()
+
+
+def test_judge_audit_and_case_study_treat_imported_runs_like_ours(
+    seeded: Path, built_store: Config, tmp_path: Path
+) -> None:
+    from tests.unit.test_judging import _valid
+
+    shutil.copy(seeded, tmp_path / "ws.duckdb")
+    extra = (
+        f"workspace: {tmp_path}/ws.duckdb\n"
+        "models:\n  judge:\n    model: openai/gpt-4o-mini\n"
+        f"    extra: {{mock_response: {json.dumps(_valid(acc=2))}}}\n"
+        "judging:\n  model: judge\n"
+    )
+    cfg = write_config(tmp_path, BUNDLE, built_store.store, extra)
+    cli_json(cfg, "runs", "import", str(DATA / "runs_small.jsonl"))
+    judged = cli_json(cfg, "judge")
+    ids = {r["id"] for r in cli_json(cfg, "runs", "list", "--origin", "external", "--limit", "999")}
+    imported = {
+        r["id"] for r in cli_json(cfg, "runs", "list", "--batch", "import:runs_small.jsonl")
+    }
+    # every imported answer is judged; the seeds' reference answers are not (not asked for)
+    assert {j["run"] for j in judged} == imported and len(imported) == 7 and ids > imported
+    assert all(j["status"] == "ok" and j["accu"] == 2 for j in judged)
+    # F1 (Apple as of Sept 2025): the audit compared the oracle answer's ROA/ROE with the store
+    oracle = next(
+        r
+        for r in cli_json(cfg, "runs", "list", "-q", "F1", "--batch", "import:runs_small.jsonl")
+        if r["condition"] == "oracle" and r["model"] == "gpt-4o"
+    )
+    row = next(j for j in judged if j["run"] == oracle["id"])
+    assert row["audit s/c/n"] is not None
+    # labels and the judge meet in the agreement table's label row
+    agree = cli_json(cfg, "report", "--resamples", "100")["agreement"]
+    label = next(a for a in agree if a["dimension"] == "label")
+    assert label["n"] == 7  # seven labelled runs, all judged 2
+    from fintrade_tui.config import load_config
+    from fintrade_tui.exports.case_study import write_case_study
+
+    con = open_workspace(tmp_path / "ws.duckdb")
+    try:
+        path = write_case_study(load_config(cfg), con, [oracle["id"]], tmp_path / "case.md")
+    finally:
+        con.close()
+    text = path.read_text(encoding="utf-8")
+    assert "With ROA 0.31 and ROE 1.52, yes." in text and "paper:human" in text
