@@ -329,6 +329,14 @@ def runs_show(obj: Ctx, run_id: str, as_json: bool) -> None:
         emit_json(r)
         return
     _print_runs([r], f"run {r['id']}")
+    if r.get("origin") == "external":
+        label = f", condition {r['condition_label']!r}" if r.get("condition_label") else ""
+        variant = f", variant {r['variant']!r}" if r.get("variant") else ""
+        console.print(
+            f"[dim]imported ({r['source_format']}) from {r['source_file']} "
+            f"{r['source_locator']}{label}{variant}[/]",
+            highlight=False,
+        )
     for item in (r["evidence"] or {}).get("items", []):
         console.print(f"[cyan]{item['id']}[/] {item['title']}", highlight=False)
     for call in r["tool_calls"] or []:

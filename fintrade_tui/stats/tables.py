@@ -81,7 +81,8 @@ def _collect(
         if s is None:
             continue
         if not scale[0] <= s <= scale[1]:
-            raise ValueError(f"score {r.get('score')!r} for {qid!r} is outside {scale}")
+            lo, hi = scale
+            raise ValueError(f"score {r.get('score')!r} for {qid!r} is outside {lo:g}–{hi:g}")
         scores[model].setdefault(cond, {}).setdefault(qid, []).append(s)
     return scores, category, models, conditions
 

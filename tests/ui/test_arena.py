@@ -304,7 +304,10 @@ async def test_replay_is_read_only(cfg: Config) -> None:
         oracle = next(p for p in arena.panes() if p.condition == "oracle")
         oracle.focus()
         await pilot.pause()
-        assert len(arena.query_one("EvidencePanel").rows) == 2
+        # a stored run's prompt (Enter shows it), then the oracle's two evidence items
+        rows = arena.query_one("EvidencePanel").rows
+        assert [r.kind for r in rows] == ["prompt", "item", "item"]
+        assert rows[0].body == RunStore(replay.workspace_connection()).get(oracle.run_id)["prompt"]
 
 
 async def test_picker_opens_a_typed_id_and_errors_stay_in_place(cfg: Config) -> None:
