@@ -23,6 +23,15 @@ from textual.worker import Worker, WorkerState
 
 from fintrade_tui.judging.failures import FILTER_LABELS, FILTERS
 from fintrade_tui.ui.frames import FramePaced
+from fintrade_tui.ui.results_text import (
+    AGREEMENT_COLUMNS,
+    AGREEMENT_HEADERS,
+    KIND_NAMES,
+    SCORE_KINDS,
+    case_numbers,
+    fmt_number,
+    matrix_headers,
+)
 
 RESAMPLES = 2000  # the bootstrap CIs are not shown here; Δ and the marks do not depend on them
 KEYS = {
@@ -35,42 +44,6 @@ KEYS = {
     "refusal": "f",
     "oracle_flip": "o",
 }
-SCORE_KINDS = ("llm", "human", "labels")
-KIND_NAMES = {"llm": "LLM-judge", "human": "human", "labels": "label"}
-AGREEMENT_COLUMNS = ("n", "mae", "bias", "spearman_rho", "exact", "within_1", "qwk")
-AGREEMENT_HEADERS = ("Dimension", "n", "MAE", "Bias", "ρ", "Exact", "±1", "κ (quad)")
-
-
-def _fmt(v: Any) -> str:
-    if v is None:
-        return "—"
-    if isinstance(v, int):
-        return str(v)
-    return f"{v:.2f}"
-
-
-def _numbers(numbers: dict[str, Any]) -> str:
-    """A case's figures on a few short lines."""
-    parts = []
-    for k, v in numbers.items():
-        if isinstance(v, dict):
-            v = ", ".join(f"{a} {_fmt(b) if not isinstance(b, str) else b}" for a, b in v.items())
-        elif isinstance(v, list):
-            v = "; ".join(
-                " ".join(_fmt(x) if isinstance(x, float) else str(x) for x in c.values() if x)
-                if isinstance(c, dict)
-                else str(c)
-                for c in v
-            )
-        elif isinstance(v, float):
-            v = _fmt(v)
-        parts.append(f"{k}: {v}")
-    return "\n".join(parts)
-
-
-def matrix_headers(columns: list[str]) -> list[str]:
-    """The accuracy matrix's headers for the table's category columns."""
-    return ["Model", "Condition", *("Overall" if c == "overall" else c for c in columns), "n"]
 
 
 class ResultsScreen(FramePaced, Screen):
@@ -99,6 +72,7 @@ class ResultsScreen(FramePaced, Screen):
         Binding("x", "export", "Export case", id="results.export"),
         Binding("w", "export_view", "Write view", id="results.export_view"),
         Binding("s", "toggle_scores", "Scores", id="results.scores"),
+        Binding("g", "cycle_source", "Question set", id="results.source"),
         *[
             Binding(key, f"toggle_filter('{name}')", FILTER_LABELS[name], id=f"results.{name}")
             for name, key in KEYS.items()
@@ -111,11 +85,17 @@ class ResultsScreen(FramePaced, Screen):
         self.cases: list[dict[str, Any]] = []
         self.shown: list[dict[str, Any]] = []
         self.kind = "llm"
+        self.source: str | None = None  # one question set, or all of them
+        self.sources: list[str] = []  # the sets that have scores of this kind
         self.table: dict[str, Any] | None = None
         self._db = threading.Lock()  # one query at a time: stores may create tables on first use
 
     def _title(self) -> str:
-        return f"Accuracy % ({KIND_NAMES[self.kind]} scores) by model × condition × category"
+        which = f"{self.source} questions" if self.source else "all questions"
+        return (
+            f"Accuracy % ({KIND_NAMES[self.kind]} scores) by model × condition × category"
+            f" · {which} (g)"
+        )
 
     def _kinds(self) -> Text:
         text = Text("Scores: ")
@@ -156,7 +136,7 @@ class ResultsScreen(FramePaced, Screen):
 
     # -- workers (threads: workspace cursors only, no widgets) --
     @work(thread=True, exclusive=True, group="accuracy", exit_on_error=False)
-    def load_accuracy(self, kind: str) -> tuple[str, dict[str, Any] | None]:
+    def load_accuracy(self, kind: str, source: str | None) -> tuple[Any, ...]:
         from fintrade_tui.judging.session import score_rows
         from fintrade_tui.stats.tables import LABELS_SCALE, RUBRIC, accuracy_table
 
@@ -166,8 +146,11 @@ class ResultsScreen(FramePaced, Screen):
                 rows = score_rows(cur, kind)
             finally:
                 cur.close()
+        sources = sorted({r["source"] for r in rows if r["source"]})
+        rows = [r for r in rows if source is None or r["source"] == source]
         scale = LABELS_SCALE if kind == "labels" else RUBRIC
-        return kind, accuracy_table(rows, n_resamples=RESAMPLES, scale=scale) if rows else None
+        table = accuracy_table(rows, n_resamples=RESAMPLES, scale=scale) if rows else None
+        return kind, source, table, sources
 
     @work(thread=True, exclusive=True, group="agreement", exit_on_error=False)
     def load_agreement(self) -> list[dict[str, Any]]:
@@ -232,14 +215,14 @@ class ResultsScreen(FramePaced, Screen):
             getattr(self, f"_{worker.name}")(worker.result)
 
     # -- display (UI thread) --
-    def _load_accuracy(self, result: tuple[str, dict[str, Any] | None]) -> None:
+    def _load_accuracy(self, result: tuple[Any, ...]) -> None:
         from fintrade_tui.runs.evidence import LABELS
-        from fintrade_tui.stats.tables import fmt_cell
+        from fintrade_tui.stats.tables import fmt_cell, shown_conditions
 
-        kind, table = result
-        if kind != self.kind:
+        kind, source, table, sources = result
+        if (kind, source) != (self.kind, self.source):
             return
-        self.table = table
+        self.table, self.sources = table, sources
         grid = self.query_one("#accuracy", DataTable)
         note = self.query_one("#accuracy-note", Static)
         who = KIND_NAMES[kind]
@@ -247,10 +230,10 @@ class ResultsScreen(FramePaced, Screen):
         grid.clear(columns=True)
         grid.add_columns(*matrix_headers(columns))
         if table is None:
-            note.update(f"No {who} scores yet.")
+            note.update(f"No {who} scores" + (f" on {source} questions." if source else " yet."))
             return
         for model in table["models"]:
-            for cond in table["conditions"]:
+            for cond in shown_conditions(table, model):
                 cells = table["cells"][model][cond]
                 grid.add_row(
                     model,
@@ -274,7 +257,7 @@ class ResultsScreen(FramePaced, Screen):
         grid = self.query_one("#agreement", DataTable)
         grid.clear()
         for r in rows:
-            grid.add_row(r["dimension"], *[_fmt(r[k]) for k in AGREEMENT_COLUMNS])
+            grid.add_row(r["dimension"], *[fmt_number(r[k]) for k in AGREEMENT_COLUMNS])
 
     def _load_failures(self, cases: list[dict[str, Any]]) -> None:
         self.cases = cases
@@ -330,7 +313,7 @@ class ResultsScreen(FramePaced, Screen):
         text.append(f"{case['model']} · {case['condition']} · runs {', '.join(case['run_ids'])}\n")
         text.append(f"{FILTER_LABELS[case['filter']]}: ", style="bold")
         text.append(case["reason"] + "\n")
-        text.append(_numbers(case["numbers"]) + "\n\n", style="dim")
+        text.append(case_numbers(case["numbers"]) + "\n\n", style="dim")
         text.append(
             "Enter: replay in the Arena (read-only) · x: export the case study", style="italic"
         )
@@ -358,6 +341,14 @@ class ResultsScreen(FramePaced, Screen):
         self.query_one("#accuracy-title", Static).update(self._title())
         self.reload_accuracy()
 
+    def action_cycle_source(self) -> None:
+        """All question sets, then each set with scores of this kind, one at a time."""
+        options: list[str | None] = [None, *self.sources]
+        at = options.index(self.source) if self.source in options else 0
+        self.source = options[(at + 1) % len(options)]
+        self.query_one("#accuracy-title", Static).update(self._title())
+        self.reload_accuracy()
+
     def action_replay(self) -> None:
         case = self.current()
         if case is None:
@@ -379,7 +370,7 @@ class ResultsScreen(FramePaced, Screen):
 
     def reload_accuracy(self) -> None:
         self.query_one("#accuracy", DataTable).loading = True
-        self.load_accuracy(self.kind)
+        self.load_accuracy(self.kind, self.source)
 
     def action_reload(self) -> None:
         self.reload_accuracy()

@@ -128,6 +128,7 @@ def score_rows(
                 "model": r["model"],
                 "condition": r["condition"],
                 "category": q.category if q else "?",
+                "source": q.source if q else None,
                 "question_id": r["question_id"],
                 "score": sum(values) / len(values),
             }

@@ -244,10 +244,22 @@ def fmt_cell(cell: dict[str, Any] | None) -> str:
     return f"{acc} ({delta:+.1f}%{cell['stars']})"
 
 
+def shown_conditions(
+    table: dict[str, Any], model: str, conditions: list[str] | None = None
+) -> list[str]:
+    """The conditions worth a row for `model`: the baseline, and every other one it has scores
+    under (imported files bring their own condition names; most models have few of them)."""
+    cells = table["cells"][model]
+    return [
+        c
+        for c in conditions or table["conditions"]
+        if c == table["baseline"] or (c in cells and cells[c]["overall"]["n"])
+    ]
+
+
 def to_markdown(table: dict[str, Any], condition_order: list[str] | None = None) -> str:
     """The table as Markdown: one block per model, rows = conditions, columns the categories
     and Overall, then a footnote explaining Δ and the significance marks."""
-    conditions = condition_order or table["conditions"]
     columns = table["categories"]
     heads = [("Overall" if k == "overall" else k) for k in columns]
     labels = list(table.get("scale") or RUBRIC) == list(LABELS_SCALE)
@@ -264,7 +276,8 @@ def to_markdown(table: dict[str, Any], condition_order: list[str] | None = None)
             "| Condition | " + " | ".join(heads) + " |",
             "|:--|" + "--:|" * len(heads),
         ]
-        for cond in conditions:
+        # an explicit order shows every row asked for; by default, the ones with scores
+        for cond in condition_order or shown_conditions(table, model):
             row = by_cond.get(cond, {})
             vals = " | ".join(fmt_cell(row.get(k)) for k in columns)
             lines.append(f"| {LABELS.get(cond, cond)} | {vals} |")

@@ -93,3 +93,22 @@ async def test_the_matrix_shows_label_accuracy(imported) -> None:
         assert rows[("llama-3-8b", "No-RAG")][3] == "0.0"
         assert rows[("llama-3-8b", "Oracle")][3] == "100.0"
         assert rows[("gpt-4o", "RAG")][2] == "100.0"  # BYO-1 retrieval, labelled correct
+        # g: one question set at a time (the file's benchmark, then the placeholders' "jsonl")
+        assert screen.sources == ["byo-demo", "jsonl"]
+        await pilot.press("g")
+        await settle(pilot)
+        assert screen.source == "byo-demo"
+        header = [str(c.label) for c in grid.columns.values()]
+        assert header == ["Model", "Condition", "numeric", "Overall", "n"]
+        shown = [(r[0], r[1]) for r in (grid.get_row_at(i) for i in range(grid.row_count))]
+        # BYO-1's runs only: No-RAG (the baseline) stays as a row though nobody ran it
+        assert sorted(shown) == [
+            ("gpt-4o", "No-RAG"),
+            ("gpt-4o", "RAG"),
+            ("llama-3-8b", "Long-context"),
+            ("llama-3-8b", "No-RAG"),
+            ("llama-3-8b", "RAG"),
+        ]
+        await pilot.press("g", "g")  # jsonl, then all again
+        await settle(pilot)
+        assert screen.source is None

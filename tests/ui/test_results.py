@@ -22,7 +22,7 @@ from fintrade_tui.judging.failures import FILTERS
 from fintrade_tui.judging.session import agreement_pairs, score_rows
 from fintrade_tui.runs.evidence import LABELS
 from fintrade_tui.stats.agreement import agreement_table
-from fintrade_tui.stats.tables import COLUMNS, accuracy_table, fmt_cell
+from fintrade_tui.stats.tables import COLUMNS, accuracy_table, fmt_cell, shown_conditions
 from fintrade_tui.store.workspace import open_workspace
 from fintrade_tui.ui.app import FinTradeApp
 from tests.unit.test_failures_export import EXPECTED, QUESTIONS, populate
@@ -102,7 +102,7 @@ async def test_matrix_equals_accuracy_table_for_llm_and_human(ui_cfg: Config) ->
                     str(table["cells"][m][c]["overall"]["n"]),
                 ]
                 for m in table["models"]
-                for c in table["conditions"]
+                for c in shown_conditions(table, m)
             ]
             assert _cells(grid) == want
             assert screen.kind == kind
