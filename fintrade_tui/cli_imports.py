@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.markup import escape
 
 from fintrade_tui.cli import Ctx, emit_json, friendly, main
 from fintrade_tui.cli_output import console, print_table
@@ -39,17 +40,17 @@ def _print_import(files: list[dict[str, Any]], dry_run: bool) -> None:
     title = "dry run: nothing written" if dry_run else "imported"
     print_table(rows, title)
     for f in files:
-        name = Path(f["file"]).name
+        name = escape(Path(f["file"]).name)  # names and labels come from the file: not markup
         for label in ("models", "conditions", "labels"):
             if f[label]:
-                parts = ", ".join(f"{k} {v}" for k, v in f[label].items())
+                parts = escape(", ".join(f"{k} {v}" for k, v in f[label].items()))
                 console.print(f"[dim]{name} {label}:[/] {parts}", highlight=False)
         for d in f["duplicates"][:5]:
-            console.print(f"[yellow]{name} duplicate[/] {d} (stored once)", highlight=False)
+            console.print(f"[yellow]{name} duplicate[/] {escape(d)} (stored once)", highlight=False)
         if len(f["duplicates"]) > 5:
             console.print(f"[yellow]{name}[/] {len(f['duplicates']) - 5} more duplicates (--json)")
         for w in f["warnings"][:5]:
-            console.print(f"[yellow]{name} warning[/] {w}", highlight=False)
+            console.print(f"[yellow]{name} warning[/] {escape(w)}", highlight=False)
         more = len(f["warnings"]) - 5
         if more > 0:
             console.print(f"[yellow]{name}[/] {more} more warnings (see --json)")

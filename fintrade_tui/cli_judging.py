@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.markup import escape
 
 from fintrade_tui.cli import Ctx, emit_json, friendly, main
 from fintrade_tui.cli_output import console, print_table, progress_bars
@@ -50,7 +51,9 @@ def judge(obj: Ctx, run_ids, batch, panel, model, force, with_reference, concurr
     for r in saved:
         if r["status"] != "ok":
             err = r["detail"].get("error")
-            console.print(f"[red]{r['run_id']}[/] judge failure: {err}", highlight=False)
+            console.print(
+                f"[red]{r['run_id']}[/] judge failure: {escape(str(err))}", highlight=False
+            )
 
 
 def _judged(r: dict[str, Any]) -> dict[str, Any]:

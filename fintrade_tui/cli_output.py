@@ -9,6 +9,7 @@ from typing import Any
 from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 console = Console()
 
@@ -30,7 +31,8 @@ def print_table(rows: list[dict], title: str, columns: list[str] | None = None) 
         # only the last column may wrap: dates and numbers stay on one line in narrow terminals
         t.add_column(c, no_wrap=k < len(columns) - 1, overflow="fold")
     for r in rows:
-        t.add_row(*(fmt(r.get(c)) for c in columns))
+        # cells hold ids, names and text from benchmark files: Text, so "[...]" is not markup
+        t.add_row(*(Text(fmt(r.get(c))) for c in columns))
     console.print(t)
 
 

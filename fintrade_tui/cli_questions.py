@@ -7,6 +7,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 import click
+from rich.markup import escape
 
 from fintrade_tui.cli import Ctx, emit_json, friendly, main
 from fintrade_tui.cli_output import console, print_table
@@ -60,9 +61,12 @@ def _print_report(rep: dict, title: str) -> None:
         title,
     )
     for u in rep["unresolved"]:
-        console.print(f"[yellow]unresolved[/] {u['id']}: {'; '.join(u['reasons'])}", soft_wrap=True)
+        console.print(
+            f"[yellow]unresolved[/] {escape(u['id'])}: {escape('; '.join(u['reasons']))}",
+            soft_wrap=True,
+        )
     for u in rep["unmapped_indicators"]:
-        console.print(f"[yellow]unmapped[/] {u}")
+        console.print(f"[yellow]unmapped[/] {escape(u)}")
 
 
 @questions.command("import")
@@ -130,13 +134,15 @@ def show(obj: Ctx, qid: str, as_json: bool) -> None:
     if as_json:
         emit_json(asdict(q))
         return
-    console.print(f"[bold]{q.id}[/] ({q.category}, {q.source}) {q.text}", soft_wrap=True)
+    console.print(
+        f"[bold]{escape(q.id)}[/] {escape(f'({q.category}, {q.source}) {q.text}')}", soft_wrap=True
+    )
     console.print(
         f"tickers {', '.join(q.tickers) or '—'} | as of {q.as_of} | window {q.window_start} → "
         f"{q.window_end} | {q.status}, coverage {q.coverage}"
     )
     for r in q.reasons + q.coverage_missing:
-        console.print(f"  - {r}", soft_wrap=True)
+        console.print(f"  - {escape(r)}", soft_wrap=True)
     rows = [
         {
             "ticker": t,

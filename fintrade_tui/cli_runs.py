@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import click
+from rich.markup import escape
 
 from fintrade_tui.cli import Ctx, emit_json, friendly, main
 from fintrade_tui.cli_output import console, print_table, progress_bars
@@ -86,7 +87,9 @@ def ask(obj: Ctx, question_id: str, conditions, model, level, best_of, as_json: 
             RunSpec(q, c, name, level or cfg.runs.level, best_of or cfg.runs.best_of) for c in conds
         ]
         if not as_json:
-            console.print(f"[bold]{q.id}[/] ({q.category}, as of {q.as_of}): {q.text}")
+            console.print(
+                f"[bold]{escape(q.id)}[/] {escape(f'({q.category}, as of {q.as_of}): {q.text}')}"
+            )
         ends = asyncio.run(_stream_side_by_side(runner, specs, quiet=as_json))
         stored = [runs.get(rid) for rid in ends]
     if as_json:
@@ -198,7 +201,7 @@ def _print_runs(rows: list[dict[str, Any]], title: str, drop: tuple[str, ...] = 
     print_table([{k: v for k, v in _summary(r).items() if k not in drop} for r in rows], title)
     for r in rows:
         if r["error"]:
-            console.print(f"[red]{r['id']}[/] {r['status']}: {r['error']}", highlight=False)
+            console.print(f"[red]{r['id']}[/] {r['status']}: {escape(r['error'])}", highlight=False)
 
 
 def _select_questions(ws, pattern: str, category: str | None, limit: int | None) -> list:
@@ -333,12 +336,14 @@ def runs_show(obj: Ctx, run_id: str, as_json: bool) -> None:
         label = f", condition {r['condition_label']!r}" if r.get("condition_label") else ""
         variant = f", variant {r['variant']!r}" if r.get("variant") else ""
         console.print(
-            f"[dim]imported ({r['source_format']}) from {r['source_file']} "
-            f"{r['source_locator']}{label}{variant}[/]",
+            "[dim]"
+            + escape(f"imported ({r['source_format']}) from {r['source_file']} ")
+            + escape(f"{r['source_locator']}{label}{variant}")
+            + "[/]",
             highlight=False,
         )
     for item in (r["evidence"] or {}).get("items", []):
-        console.print(f"[cyan]{item['id']}[/] {item['title']}", highlight=False)
+        console.print(f"[cyan]{escape(item['id'])}[/] {escape(item['title'])}", highlight=False)
     for call in r["tool_calls"] or []:
         console.print(f"[magenta]tool[/] {call['name']}({call['arguments']})", highlight=False)
     console.rule("prompt")

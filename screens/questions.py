@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -187,15 +188,15 @@ class QuestionsScreen(FramePaced, Screen):
         table.clear()
         for q in self.shown:
             text = " ".join(q.text.split())
-            table.add_row(
-                q.id,
-                q.category,
+            table.add_row(  # a benchmark's ids and text are data: Text, never markup
+                Text(q.id),
+                Text(q.category),
                 ", ".join(q.tickers[:3])
                 + (f" +{len(q.tickers) - 3}" if len(q.tickers) > 3 else ""),
                 q.as_of.isoformat() if q.as_of else "—",
                 q.status,
                 q.coverage,
-                text if len(text) <= 44 else text[:43] + "…",
+                Text(text if len(text) <= 44 else text[:43] + "…"),
                 key=q.id,
             )
         self.query_one("#q-count", Static).update(f"{len(self.shown)} of {len(self.questions)}")

@@ -235,9 +235,9 @@ class ResultsScreen(FramePaced, Screen):
         for model in table["models"]:
             for cond in shown_conditions(table, model):
                 cells = table["cells"][model][cond]
-                grid.add_row(
-                    model,
-                    LABELS.get(cond, cond),
+                grid.add_row(  # names come from files: Text, so a "[...]" is not markup
+                    Text(model),
+                    Text(LABELS.get(cond, cond)),
                     *[fmt_cell(cells[c]) for c in columns],
                     str(cells["overall"]["n"]),
                     key=f"{model}:{cond}",
@@ -279,14 +279,12 @@ class ResultsScreen(FramePaced, Screen):
         grid.clear()
         for c in self.shown:
             why = c["reason"] if len(c["reason"]) <= 28 else c["reason"][:27] + "…"
-            grid.add_row(
+            grid.add_row(  # ids, names and reasons come from files: Text, never markup
                 FILTER_LABELS[c["filter"]],
-                c["question_id"],
-                c["category"],
-                c["model"],
-                c["condition"],
+                *(Text(str(v)) for v in (c["question_id"], c["category"], c["model"])),
+                Text(c["condition"]),
                 ", ".join(c["run_ids"]),
-                why,
+                Text(why),
                 key=c["key"],
             )
         self.show_case(self.current())

@@ -88,7 +88,9 @@ async def test_the_matrix_shows_label_accuracy(imported) -> None:
         # the file's categories: BYO-1 is "numeric"; F1 (no seeds here, no category given)
         # was created as "other"
         assert header == ["Model", "Condition", "numeric", "other", "Overall", "n"]
-        rows = {(r[0], r[1]): r for r in (grid.get_row_at(i) for i in range(grid.row_count))}
+        rows = {
+            (str(r[0]), str(r[1])): r for r in (grid.get_row_at(i) for i in range(grid.row_count))
+        }
         # llama-3-8b: F1 closed-book incorrect, F1 oracle correct
         assert rows[("llama-3-8b", "No-RAG")][3] == "0.0"
         assert rows[("llama-3-8b", "Oracle")][3] == "100.0"
@@ -100,7 +102,9 @@ async def test_the_matrix_shows_label_accuracy(imported) -> None:
         assert screen.source == "byo-demo"
         header = [str(c.label) for c in grid.columns.values()]
         assert header == ["Model", "Condition", "numeric", "Overall", "n"]
-        shown = [(r[0], r[1]) for r in (grid.get_row_at(i) for i in range(grid.row_count))]
+        shown = [
+            (str(r[0]), str(r[1])) for r in (grid.get_row_at(i) for i in range(grid.row_count))
+        ]
         # BYO-1's runs only: No-RAG (the baseline) stays as a row though nobody ran it
         assert sorted(shown) == [
             ("gpt-4o", "No-RAG"),
@@ -112,3 +116,26 @@ async def test_the_matrix_shows_label_accuracy(imported) -> None:
         await pilot.press("g", "g")  # jsonl, then all again
         await settle(pilot)
         assert screen.source is None
+
+
+async def test_names_from_a_file_are_shown_as_text_not_markup(built_store, tmp_path) -> None:
+    """A model, question id and note that look like Rich markup (one of them malformed) are
+    data: the Results tables show them literally and nothing raises."""
+    import json
+
+    odd = tmp_path / "odd.jsonl"
+    line = {"question_id": "Q [/bold] 1", "question": "Is [red]this[/red] Apple's ROE?",
+            "model": "[bold]model", "condition": "x [/y]", "answer": "yes",
+            "label": "incorrect", "note": "[/]broken"}  # fmt: skip
+    odd.write_text(json.dumps(line) + "\n")
+    path = write_config(tmp_path, BUNDLE, built_store.store, f"workspace: {tmp_path}/ws.duckdb\n")
+    res = CliRunner().invoke(main, ["--config", str(path), "runs", "import", str(odd)])
+    assert res.exit_code == 0, res.output
+    assert "models: [bold]model 1" in res.output and "conditions: x [/y] 1" in res.output
+    app = FinTradeApp(load_config(path), start="results")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        grid = app.screen.query_one("#failures", DataTable)
+        row = [str(c) for c in grid.get_row_at(0)]
+        assert row[1:5] == ["Q [/bold] 1", "other", "[bold]model", "x [/y]"]
+        assert app.is_running

@@ -189,7 +189,7 @@ async def test_questions_filter_by_category_and_show_detail(ui_cfg: Config) -> N
         screen = app.screen
         assert isinstance(screen, QuestionsScreen)
         table = screen.query_one("#questions", DataTable)
-        ids = lambda: [table.get_row_at(i)[0] for i in range(table.row_count)]  # noqa: E731
+        ids = lambda: [str(table.get_row_at(i)[0]) for i in range(table.row_count)]  # noqa: E731
         assert ids() == ["F1", "FT3", "T2", "X9"]
         await pilot.press("c")  # category: All -> F
         await pilot.pause()
@@ -222,12 +222,12 @@ async def test_questions_opened_on_a_ticker_or_a_quarter(ui_cfg: Config) -> None
         await app.push_screen(QuestionsScreen(ticker="aapl"))
         await settle(pilot)
         table = app.screen.query_one("#questions", DataTable)
-        assert [table.get_row_at(i)[0] for i in range(table.row_count)] == ["F1"]
+        assert [str(table.get_row_at(i)[0]) for i in range(table.row_count)] == ["F1"]
         app.pop_screen()
         await app.push_screen(QuestionsScreen(quarter_end=date(2024, 9, 30)))
         await settle(pilot)
         table = app.screen.query_one("#questions", DataTable)
-        assert [table.get_row_at(i)[0] for i in range(table.row_count)] == ["T2"]
+        assert [str(table.get_row_at(i)[0]) for i in range(table.row_count)] == ["T2"]
         assert app.screen.query_one("#q-quarter", Select).value == date(2024, 9, 30)
 
 
