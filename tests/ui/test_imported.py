@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from fintrade_tui.screens.arena import ArenaScreen
-from fintrade_tui.screens.results import ResultsScreen
+from fintrade_tui.screens.results import KEYS, ResultsScreen
 from textual.widgets import DataTable
 
 from fintrade_tui.cli import main
@@ -139,3 +139,35 @@ async def test_names_from_a_file_are_shown_as_text_not_markup(built_store, tmp_p
         row = [str(c) for c in grid.get_row_at(0)]
         assert row[1:5] == ["Q [/bold] 1", "other", "[bold]model", "x [/y]"]
         assert app.is_running
+
+
+async def test_w_writes_the_filtered_view(imported) -> None:
+    import duckdb
+
+    app = FinTradeApp(imported, start="results")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        for name in ("rag_worse", "disagree", "contradicted", "errors", "unrated", "refusal"):
+            await pilot.press(KEYS[name])  # leave incorrect and Oracle≠No-RAG on
+        await pilot.pause()
+        want = sorted({r for c in screen.shown for r in c["run_ids"]})
+        assert {c["filter"] for c in screen.shown} == {"incorrect", "oracle_flip"}
+        await pilot.press("s", "s")  # the matrix of labels: the one the view writes
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+    folder = imported.store.parent / "exports"
+    (runs,) = sorted(folder.glob("view-*-runs.csv"))
+    (jsonl,) = sorted(folder.glob("view-*-runs.jsonl"))
+    (acc,) = sorted(folder.glob("view-*-accuracy.csv"))
+    try:
+        con = duckdb.connect()
+        got = [r for (r,) in con.execute(f"SELECT run_id FROM '{runs}' ORDER BY 1").fetchall()]
+        assert got == want and len(jsonl.read_text().splitlines()) == len(want)
+        cells = con.execute(f"SELECT model, condition, accuracy FROM '{acc}'"
+                            " WHERE category = 'overall'").fetchall()  # fmt: skip
+        assert ("llama-3-8b", "oracle", 100.0) in cells and ("llama-3-8b", "no_rag", 0.0) in cells
+    finally:
+        for p in (runs, jsonl, acc):
+            p.unlink()
