@@ -76,6 +76,7 @@ def _question(q: Any, qid: str, oracle_as_list: bool = False) -> list[str]:
         f"- **As of:** {_num(q.as_of)} (after the close) · **Window:** {window}",
         f"- **Tickers:** {', '.join(q.tickers) or DASH} · **Scope:** {q.scope or DASH}",
         f"- **Resolution:** {q.status} · **Coverage:** {q.coverage}",
+        f"- **Kind:** {_kind(q)}",
         f"- **Golden indicators:** {', '.join(q.golden) or DASH}"
         + (f" (as written: {', '.join(q.golden_raw)})" if q.golden_raw else ""),
         "",
@@ -128,6 +129,14 @@ def _question(q: Any, qid: str, oracle_as_list: bool = False) -> list[str]:
         out += ["### Coverage gaps", "", *[f"- {m}" for m in q.coverage_missing], ""]
     out += ["### Reference answer", "", *_quote(q.reference_answer)]
     return out
+
+
+def _kind(q: Any) -> str:
+    """The question kind the prompts use, and what decided it."""
+    from fintrade_tui.questions.kind import LABEL, classify
+
+    kind, why = classify(q)
+    return f"{LABEL[kind]} ({why})"
 
 
 def question_markdown(q: Any, oracle_as_list: bool = False) -> str:

@@ -148,6 +148,7 @@ def run_ingest(cfg: Config, report: Reporter | None = None, strict: bool = False
         _insert(con, "quarantine", pd.DataFrame([q.__dict__ for q in quarantined]))
         _insert(con, "companies", companies)
         _insert(con, "index_membership", membership)
+        _insert(con, "sec_filers", reference.sec_filers(bundle))
         tick(1)
         _insert(con, "filings", filings)
         _insert(con, "facts", facts, distinct=True)

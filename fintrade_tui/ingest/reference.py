@@ -34,6 +34,15 @@ def sec_ciks(ref: Path) -> dict[str, tuple[int, str]]:
     return {r["ticker"].upper(): (int(r["cik_str"]), r["title"]) for r in rows.values()}
 
 
+def sec_filers(bundle: Path) -> pd.DataFrame:
+    """Every filer of SEC's company_tickers.json (ticker, CIK, title, rank = SEC's order)."""
+    rows = [
+        {"ticker": t, "cik": cik, "title": title, "rank": i}
+        for i, (t, (cik, title)) in enumerate(sec_ciks(bundle / "reference").items())
+    ]
+    return pd.DataFrame(rows, columns=["ticker", "cik", "title", "rank"])
+
+
 def companies(bundle: Path, tickers: set[str]) -> pd.DataFrame:
     """One row per ticker that has prices, filings or reference data."""
     ref = bundle / "reference"

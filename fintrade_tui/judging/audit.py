@@ -403,7 +403,9 @@ def summary_line(result: dict[str, Any]) -> str:
     parts += [f"{s[NOT_FOUND]} not found"] if s[NOT_FOUND] else []
     line = f"{len(claims)} figure{'s' * (len(claims) != 1)}: " + ", ".join(parts)
     bad = [
-        f"{LABEL_ALL.get(c['indicator'], c['indicator'])} {_fmt(c['value'], c['unit'])} vs "
+        f"{c['text']} vs {c['matched']} in the reference"  # text_audit's claims
+        if c.get("room") == "text"
+        else f"{LABEL_ALL.get(c['indicator'], c['indicator'])} {_fmt(c['value'], c['unit'])} vs "
         f"{c['store_value']:.4g} in the store"
         for c in claims
         if c["verdict"] == CONTRADICTED

@@ -5,6 +5,7 @@ the TUI's Results screen."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -25,13 +26,48 @@ from fintrade_tui.store.workspace import load_questions
 
 
 def audit_run(cfg: Config, run: dict[str, Any], q: Any) -> dict[str, Any] | None:
-    """The deterministic numeric audit of one answer at its question's as_of."""
+    """The deterministic numeric audit of one answer: against the store at the question's
+    as_of, and against the evidence the question (or an imported run) supplies and its
+    reference answer (judging/text_audit.py); one merged result naming what it compared with."""
     from fintrade_tui.judging.audit import audit
+    from fintrade_tui.judging.text_audit import audit_text, merge_audits
 
-    if not q.as_of or not run.get("answer"):
+    answer = run.get("answer")
+    if not answer:
         return None
-    with connect(cfg.store) as con:
-        return audit(run["answer"], q, con, cfg.judging.audit_tolerance)
+    store = None
+    if q.as_of:
+        with connect(cfg.store) as con:
+            store = audit(answer, q, con, cfg.judging.audit_tolerance)
+    texts = supplied_texts(q, run)
+    # a benchmark's own reference answer is not audited against itself
+    reference = None if run.get("condition") == "reference" else q.reference_answer
+    text = None
+    if texts or (reference and reference.strip()):
+        text = audit_text(answer, texts, reference, cfg.judging.audit_tolerance)
+    return merge_audits(store, text) if store or text else None
+
+
+def supplied_texts(q: Any, run: dict[str, Any]) -> list[str]:
+    """The evidence supplied with a question (context, tables) or with an imported run, each
+    text once: not the store's values (the store audit has them) nor retrieved chunks."""
+    texts: list[str] = []
+
+    def add(v: Any) -> None:
+        t = v if isinstance(v, str) else json.dumps(v, default=str)
+        if t and t.strip() and t not in texts:
+            texts.append(t)
+
+    for s in (q.oracle.get("supplied") or {}).values():
+        add(s.get("value") if isinstance(s, dict) else s)
+    for v in (q.extra.get("context") or {}).values():
+        add(v)
+    if "table" in q.extra:
+        add(q.extra["table"])
+    for item in (run.get("evidence") or {}).get("items") or []:
+        if item.get("track") == "context":
+            add(item.get("text") or "")
+    return texts
 
 
 def runs_to_judge(

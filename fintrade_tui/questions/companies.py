@@ -14,6 +14,8 @@ from datetime import date
 
 import duckdb
 
+from fintrade_tui.questions.filers import FilerDirectory
+
 # names people use -> ticker (the store's spelling: GOOG for Alphabet, as in the bundle)
 ALIASES: dict[str, str] = {
     "Apple": "AAPL",
@@ -138,6 +140,8 @@ class Mention:
     ticker: str
     phrase: str
     span: tuple[int, int]
+    cik: int | None = None  # set for a filer found in SEC's directory
+    name: str | None = None  # SEC's title of that filer
 
 
 class CompanyIndex:
@@ -167,18 +171,29 @@ class CompanyIndex:
             + r")(?:['’]s)?\b"
         )
         self._aliases = aliases
+        self.filers = FilerDirectory(con, prefer=self.known)
 
     def mentions(self, text: str) -> list[Mention]:
-        """Companies named in `text`, in order of first mention, without repeats."""
+        """Companies named in `text`, in order of first mention, without repeats: the store's
+        companies and the alias table first, then any other SEC filer named where no alias
+        matched (flagged by its CIK)."""
         out: list[Mention] = []
         seen: set[str] = set()
+        taken: list[tuple[int, int]] = []
         for m in self._pattern.finditer(text):
             alias = m.group(1)
             ticker = self._aliases[alias]
+            taken.append((m.start(1), m.end(1)))
             if ticker not in seen:
                 seen.add(ticker)
                 out.append(Mention(ticker, alias, (m.start(1), m.end(1))))
-        return out
+        for fm in self.filers.mentions(text):
+            a, b = fm.span
+            if fm.filer.ticker in seen or any(a < e and s < b for s, e in taken):
+                continue
+            seen.add(fm.filer.ticker)
+            out.append(Mention(fm.filer.ticker, fm.phrase, fm.span, fm.filer.cik, fm.filer.title))
+        return sorted(out, key=lambda m: m.span[0])
 
     def display_name(self, ticker: str) -> str:
         for alias, t in ALIASES.items():

@@ -52,10 +52,13 @@ class Resolver:
         given = str(q.extra.get("ticker") or "").upper()
         if not tickers and given in self.companies.known:
             tickers = [given]  # SECQUE and similar sets name the company in a field
+        absent = [m for m in mentions if m.ticker not in self.companies.known]
+        if not tickers and absent:
+            # a named company the store has no data for: still the question's company
+            tickers = [m.ticker for m in absent]
         reasons += [
-            f"{m.phrase} ({m.ticker}) is not in the store"
-            for m in mentions
-            if m.ticker not in self.companies.known
+            f"{m.phrase} ({m.ticker}" + (f", CIK {m.cik}" if m.cik else "") + "): no data in store"
+            for m in absent
         ]
         first = tickers[0] if tickers else None
         ref = resolve_time(q.text, self.reference, self.fiscal_quarter_end(first))
@@ -63,7 +66,7 @@ class Resolver:
         if as_of is None:
             reasons.append("no time reference in the text")
         scope = "compare" if len(tickers) > 1 else "company" if tickers else None
-        if not tickers:
+        if not tickers and not mentions:  # only a question that names no company is a scan
             is_scan, filt = scan_filter(q.text)
             if is_scan and as_of:
                 tickers = index_members(self.con, as_of, filt)
@@ -84,7 +87,10 @@ class Resolver:
                 "phrase_kind": ref.anchor_kind or ref.kind,  # what the phrase itself names
             }
         extra["company_mentions"] = [
-            {"ticker": m.ticker, "phrase": m.phrase, "span": list(m.span)} for m in mentions
+            {"ticker": m.ticker, "phrase": m.phrase, "span": list(m.span)}
+            | ({"cik": m.cik, "sec_title": m.name} if m.cik else {})
+            | ({} if m.ticker in self.companies.known else {"in_store": False})
+            for m in mentions
         ]
         return replace(
             q,

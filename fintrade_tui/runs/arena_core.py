@@ -313,6 +313,10 @@ def audit_rows(audit: dict[str, Any] | None) -> list[tuple[str, str]]:
         return []
     rows = []
     for c in audit.get("claims") or []:
+        if c.get("room") == "text":  # against the supplied evidence or the reference answer
+            found = c.get("compared_with") or "not found"
+            rows.append((c.get("verdict", "?"), f"{c.get('text')}: {found} — {c.get('why')}"))
+            continue
         what = c.get("indicator") or "?"
         store = c.get("store_value")
         store_txt = f"store {store:.4g}" if isinstance(store, int | float) else "no store value"

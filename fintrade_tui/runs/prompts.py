@@ -5,6 +5,11 @@ The templates live in a file, not in code, so a run can record which template te
 it (`template_hash`). Rendering fills `{name}` placeholders in the template text only, in one
 pass: question and evidence text are substituted as values and never parsed, so braces or
 prompt-injection text inside them cannot change the prompt's structure.
+
+The question's kind (`questions.kind.question_kind`: fundamentals, trading, hybrid or
+document_qa) picks the wording of the parts that name indicators or filing sections: the
+template's `kinds.<kind>` parts replace the shared ones. The kind is a function of the question
+alone, so `Prompt.kind` together with `template_hash` says which text a run got.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 import yaml
 
 from fintrade_tui.errors import UserError
+from fintrade_tui.questions.kind import KINDS, question_kind
 from fintrade_tui.questions.model import Question
 from fintrade_tui.retrieval.chunks import approx_tokens
 from fintrade_tui.runs.evidence import Evidence, EvidenceItem
@@ -40,6 +46,7 @@ class Prompt:
     evidence_ids: list[str]  # ids of the items that fit the budget, in prompt order
     level: str
     template_hash: str  # sha256 of the template source used (first 12 hex)
+    kind: str = "hybrid"  # the question's kind, which picked the kind-specific wording
 
 
 # --- templates -------------------------------------------------------------------------------
@@ -47,9 +54,17 @@ class Prompt:
 
 @cache
 def load_templates(path: Path = TEMPLATE_FILE) -> dict[str, Any]:
-    """The parsed template file, checked once: every level exists and names known parts."""
+    """The parsed template file, checked once: every level exists and names known parts, and
+    every question kind has its section, which replaces known parts only."""
     data = yaml.safe_load(path.read_text(encoding="utf-8"))
     parts, when = data["parts"], data.get("when", {})
+    kinds = data.get("kinds") or {}
+    for kind in KINDS:
+        if not isinstance(kinds.get(kind), dict):
+            raise ValueError(f"{path.name}: kinds.{kind} is missing")
+        unknown = sorted(set(kinds[kind]) - set(parts))
+        if unknown:
+            raise ValueError(f"{path.name}: kinds.{kind} replaces unknown part {unknown[0]!r}")
     for level in LEVELS:
         spec = data["levels"].get(level)
         if spec is None:
@@ -68,7 +83,8 @@ def _check_level(level: str) -> None:
 
 def template_source(level: str) -> dict[str, Any]:
     """Everything in the template file that can shape a prompt at `level`: its part lists, the
-    conditions, and the text of each part (and alternative) it may use, plus the pieces."""
+    conditions, and the text of each part (and alternative) it may use, in the shared and in
+    every kind's wording, plus the pieces."""
     _check_level(level)
     t = load_templates()
     spec = t["levels"][level]
@@ -82,6 +98,9 @@ def template_source(level: str) -> dict[str, Any]:
         "user": spec["user"],
         "when": when,
         "parts": {n: t["parts"][n] for n in sorted(used)},
+        "kinds": {
+            k: {n: t["kinds"][k][n] for n in sorted(used) if n in t["kinds"][k]} for k in KINDS
+        },
         "pieces": t["pieces"],
     }
 
@@ -182,14 +201,17 @@ def _stored_text(messages: list[dict[str, str]]) -> str:
 def build_prompt(
     q: Question, evidence: Evidence, level: str = "L5", budget_tokens: int = 3000
 ) -> Prompt:
-    """The TELeR prompt for `q` at `level` under `evidence`'s condition.
+    """The TELeR prompt for `q` at `level` under `evidence`'s condition, in the wording of the
+    question's kind.
 
     Evidence items go in, in order, until the next would exceed `budget_tokens` (approx.
     tokens of the rendered item); the rest are left out and a line says how many.
     """
     _check_level(level)
     t = load_templates()
-    spec, parts, pieces, when = t["levels"][level], t["parts"], t["pieces"], t["when"]
+    kind = question_kind(q)
+    spec, pieces, when = t["levels"][level], t["pieces"], t["when"]
+    parts = t["parts"] | t["kinds"][kind]
     cited = level in CITED_LEVELS
 
     kept, blocks = _fit_items(evidence.items, cited, budget_tokens, pieces)
@@ -230,6 +252,7 @@ def build_prompt(
         evidence_ids=[i.id for i in kept],
         level=level,
         template_hash=template_hash(level),
+        kind=kind,
     )
 
 

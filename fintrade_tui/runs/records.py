@@ -37,7 +37,8 @@ CREATE TABLE IF NOT EXISTS runs (
     retries INTEGER, status VARCHAR, error VARCHAR, answer VARCHAR, pid INTEGER
 );
 """
-# Provenance of runs produced elsewhere (`runs import`); added to older workspaces in place.
+# Columns added after the first release (provenance of runs produced elsewhere by `runs import`,
+# the question kind of the prompt); added to older workspaces in place.
 PROVENANCE = {
     "origin": "VARCHAR DEFAULT 'local'",  # local | external
     "source_file": "VARCHAR",
@@ -47,6 +48,7 @@ PROVENANCE = {
     "condition_label": "VARCHAR",  # the file's own condition name, verbatim
     "variant": "VARCHAR",
     "extra": "VARCHAR",
+    "question_kind": "VARCHAR",  # the prompt's kind: fundamentals, trading, hybrid, document_qa
 }
 MIGRATE = "".join(
     f"ALTER TABLE runs ADD COLUMN IF NOT EXISTS {k} {t};\n" for k, t in PROVENANCE.items()

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fintrade_tui.config import Config
+from fintrade_tui.questions.kind import question_kind
 from fintrade_tui.questions.model import Question
 from fintrade_tui.runs import llm
 from fintrade_tui.runs.evidence import CONDITIONS, Evidence
@@ -127,6 +128,7 @@ class Runner:
             "level": spec.level,
             "best_of": spec.best_of,
             "as_of": spec.question.as_of,
+            "question_kind": question_kind(spec.question),  # what build_prompt chooses
         }
         # store writes off the event loop: a TUI keeps drawing while three runs start
         run_id = await asyncio.to_thread(self.runs.start, row)

@@ -6,6 +6,9 @@ CREATE TABLE IF NOT EXISTS companies (
     country VARCHAR
 );
 
+-- Every SEC filer of the bundle's company_tickers.json, in SEC's order (rank 0 first).
+CREATE TABLE IF NOT EXISTS sec_filers (ticker VARCHAR, cik BIGINT, title VARCHAR, rank INTEGER);
+
 -- One row per membership interval; end_date is the first day out of the index (NULL = still in).
 CREATE TABLE IF NOT EXISTS index_membership (
     ticker VARCHAR, start_date DATE, end_date DATE

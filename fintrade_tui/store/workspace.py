@@ -72,8 +72,11 @@ def _outdated(con: duckdb.DuckDBPyConnection) -> bool:
             " WHERE table_name IN ('runs', 'scores')"
         ).fetchall()
     }
+    from fintrade_tui.runs.records import PROVENANCE
+
     tables = {t for t, _ in cols}
-    return ("runs" in tables and ("runs", "origin") not in cols) or (
+    runs_missing = any(("runs", c) not in cols for c in PROVENANCE)
+    return ("runs" in tables and runs_missing) or (
         "scores" in tables and ("scores", "label") not in cols
     )
 

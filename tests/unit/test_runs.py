@@ -296,6 +296,8 @@ def test_ask_on_a_fresh_workspace_builds_what_it_needs(built_store: Config, tmp_
     f1 = next(r for r in reference if r["question_id"] == "F1")
     assert f1["answer"] == seeds.set_index("question_id").loc["F1", "response"].strip()
     assert all(r["status"] == "completed" and r["question_id"] == "F1" for r in runs.values())
+    # F1's golden indicators (ROA, ROE, Earnings/Price) are fundamentals: the prompts' kind
+    assert {r["question_kind"] for r in runs.values()} == {"fundamentals"}
     assert runs["rag"]["evidence_ids"] and runs["no_rag"]["evidence_ids"] == []
     assert runs["oracle"]["evidence_ids"] == [
         "oracle:AAPL:roa",
