@@ -13,6 +13,7 @@ import duckdb
 from fintrade_tui.questions.companies import CompanyIndex, index_members, scan_filter
 from fintrade_tui.questions.indicators import KIND, map_indicators
 from fintrade_tui.questions.model import FULL, NONE, PARTIAL, RESOLVED, UNRESOLVED, Question
+from fintrade_tui.questions.supplied import supplied_evidence
 from fintrade_tui.questions.timephrases import resolve_time
 from fintrade_tui.store.queries import snapshot
 
@@ -117,12 +118,7 @@ class Resolver:
         Context a benchmark supplies with the question (SECQUE's filing excerpts, FinAR's table)
         is oracle evidence as given, under the key `supplied`.
         """
-        supplied = {
-            k: {"value": v, "kind": "context", "source": q.source}
-            for k, v in (q.extra.get("context") or {}).items()
-        }
-        if "table" in q.extra:
-            supplied["table"] = {"value": q.extra["table"], "kind": "context", "source": q.source}
+        supplied = supplied_evidence(q)  # each excerpt once, with its document and date
         if supplied and not q.golden:
             return replace(q, oracle={"supplied": supplied}, coverage=FULL, coverage_missing=[])
         if q.status != RESOLVED or not q.as_of:

@@ -231,10 +231,14 @@ def _oracle(q: Question, ctx: ConditionContext) -> Evidence:
     for key, s in (q.oracle.get("supplied") or {}).items():
         value = s.get("value") if isinstance(s, dict) else s
         text = value if isinstance(value, str) else json.dumps(value, default=str)
-        meta = {"source": s.get("source") if isinstance(s, dict) else q.source}
+        s = s if isinstance(s, dict) else {"value": s}
+        meta = {"source": s.get("source") or q.source, "document": s.get("document") or {}}
         title = f"{key} (supplied with the question)"
-        # given with the question, so known when it is asked: available on as_of
-        ev.items.append(EvidenceItem(f"context:{key}", "context", text, title, None, q.as_of, meta))
+        # dated by its document's filing when known; else given with the question, so known
+        # when it is asked (as_of)
+        when = _day(s.get("available_from")) or q.as_of
+        ticker = (s.get("document") or {}).get("ticker")
+        ev.items.append(EvidenceItem(f"context:{key}", "context", text, title, ticker, when, meta))
     return ev
 
 
@@ -245,3 +249,10 @@ _BUILDERS: dict[str, Callable[[Question, ConditionContext], Evidence]] = {
     "tool_use": _tool_use,
     "oracle": _oracle,
 }
+
+
+def _day(v: Any) -> date | None:
+    try:
+        return date.fromisoformat(str(v)[:10]) if v else None
+    except ValueError:
+        return None

@@ -1,0 +1,85 @@
+"""Supplied-evidence room: the context a benchmark gives with a question (SECQUE's excerpts in
+several renderings, FinAR's table), stored once per question with the document it came from.
+
+Formats offer the same excerpt several times (markdown with headers, HTML, a full page): a
+context whose text, reduced to its words and numbers, is contained in another's is the same
+evidence and is kept once, in the most readable rendering (markdown, then plain text, then
+HTML), under the keys it merges. Each item names its document (ticker, form, filing date,
+page when the format gives them) and is dated by the document's filing date, never the period
+end; without one it is dated when the question is asked.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+from typing import Any
+
+from fintrade_tui.questions.model import Question
+
+_TAGS = re.compile(r"<[^>]+>")
+_WORDS = re.compile(r"[a-z0-9][a-z0-9.,%$]*")
+_DOC_KEYS = ("ticker", "company", "form", "filing_date", "fiscal_year", "page", "source_file")
+
+
+def _words(text: str) -> str:
+    """The words and numbers of a rendering, without markup: what two renderings share."""
+    plain = _TAGS.sub(" ", text).replace("&nbsp;", " ").lower()
+    return " ".join(w.rstrip(".,") for w in _WORDS.findall(plain))
+
+
+def _readability(key: str, text: str) -> int:
+    """Markdown first, then plain text, then HTML."""
+    if "html" in key.lower() or _TAGS.search(text):
+        return 2
+    return 0 if "markdown" in key.lower() else 1
+
+
+def _filed(q: Question) -> date | None:
+    for key in ("filing_date", "filed", "document_date"):
+        try:
+            return date.fromisoformat(str(q.extra[key])[:10])
+        except (KeyError, ValueError):
+            continue
+    return None
+
+
+def supplied_evidence(q: Question) -> dict[str, dict[str, Any]]:
+    """key -> {value, kind, source, keys (the fields merged), document, available_from}."""
+    contexts = {
+        k: v for k, v in (q.extra.get("context") or {}).items() if isinstance(v, str) and v.strip()
+    }
+    # most complete first; among equals, the most readable rendering
+    order = sorted(
+        contexts, key=lambda k: (-len(_words(contexts[k])), _readability(k, contexts[k]))
+    )
+    kept: dict[str, list[str]] = {}
+    for k in order:
+        words = _words(contexts[k])
+        home = next((h for h in kept if words in _words(contexts[h])), None)
+        if home is None:
+            kept[k] = [k]
+        else:
+            kept[home].append(k)
+    document = {k: q.extra[k] for k in _DOC_KEYS if q.extra.get(k) not in (None, "")}
+    filed = _filed(q)
+    out: dict[str, dict[str, Any]] = {}
+    for k, merged in kept.items():
+        out[k] = {
+            "value": contexts[k],
+            "kind": "context",
+            "source": q.source,
+            "keys": sorted(merged),
+            "document": document,
+            "available_from": filed.isoformat() if filed else None,
+        }
+    if "table" in q.extra:
+        out["table"] = {
+            "value": q.extra["table"],
+            "kind": "context",
+            "source": q.source,
+            "keys": ["table"],
+            "document": document,
+            "available_from": filed.isoformat() if filed else None,
+        }
+    return out
