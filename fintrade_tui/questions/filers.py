@@ -73,8 +73,13 @@ class FilerDirectory:
         has = con.execute(
             "SELECT 1 FROM information_schema.tables WHERE table_name = 'sec_filers'"
         ).fetchone()
-        rows = con.execute("SELECT ticker, cik, title FROM sec_filers ORDER BY rank").fetchall()
-        for ticker, cik, title in rows if has else []:
+        # a store built before the table existed has no filers: the index members still resolve
+        rows = (
+            con.execute("SELECT ticker, cik, title FROM sec_filers ORDER BY rank").fetchall()
+            if has
+            else []
+        )
+        for ticker, cik, title in rows:
             f = Filer(ticker, int(cik), title)
             self.by_ticker.setdefault(ticker, f)
             key = normalize(title)

@@ -88,3 +88,11 @@ def test_a_filer_outside_the_store_resolves_flagged_and_is_not_a_scan(built_stor
     scan = r.resolve(Question("T1", "fintradebench", "T", "As of August 2025, which NASDAQ 100 "
                               "stocks are in strong uptrends?"))  # fmt: skip
     assert scan.scope == "market_scan" and len(scan.tickers) > 50
+
+
+def test_a_store_built_before_the_filer_table_still_resolves() -> None:
+    con = duckdb.connect()  # no sec_filers table: an older store
+    try:
+        assert FilerDirectory(con).mentions("How did JPMorgan Chase's income change?") == []
+    finally:
+        con.close()
