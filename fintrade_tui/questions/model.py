@@ -39,3 +39,13 @@ class Question:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def extra_date(q: Question, keys: tuple[str, ...]) -> date | None:
+    """The first of these `extra` fields that holds a date ("2024-11-01", or a longer stamp)."""
+    for key in keys:
+        try:
+            return date.fromisoformat(str(q.extra[key])[:10])
+        except (KeyError, ValueError):
+            continue
+    return None

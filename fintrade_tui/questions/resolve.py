@@ -12,7 +12,15 @@ import duckdb
 
 from fintrade_tui.questions.companies import CompanyIndex, index_members, scan_filter
 from fintrade_tui.questions.indicators import KIND, map_indicators
-from fintrade_tui.questions.model import FULL, NONE, PARTIAL, RESOLVED, UNRESOLVED, Question
+from fintrade_tui.questions.model import (
+    FULL,
+    NONE,
+    PARTIAL,
+    RESOLVED,
+    UNRESOLVED,
+    Question,
+    extra_date,
+)
 from fintrade_tui.questions.supplied import supplied_evidence
 from fintrade_tui.questions.timephrases import resolve_time
 from fintrade_tui.store.queries import snapshot
@@ -149,12 +157,7 @@ class Resolver:
 
 def _given_date(q: Question) -> date | None:
     """A date field the source supplied with the question (e.g. SECQUE's filing date)."""
-    for key in ("as_of", "filing_date", "date"):
-        try:
-            return date.fromisoformat(str(q.extra[key])[:10])
-        except (KeyError, ValueError):
-            continue
-    return None
+    return extra_date(q, ("as_of", "filing_date", "date"))
 
 
 def _value(s: dict[str, Any], name: str, as_of: date) -> tuple[dict[str, Any] | None, str]:

@@ -15,7 +15,7 @@ import re
 from datetime import date
 from typing import Any
 
-from fintrade_tui.questions.model import Question
+from fintrade_tui.questions.model import Question, extra_date
 
 _TAGS = re.compile(r"<[^>]+>")
 _WORDS = re.compile(r"[a-z0-9][a-z0-9.,%$]*")
@@ -36,12 +36,7 @@ def _readability(key: str, text: str) -> int:
 
 
 def _filed(q: Question) -> date | None:
-    for key in ("filing_date", "filed", "document_date"):
-        try:
-            return date.fromisoformat(str(q.extra[key])[:10])
-        except (KeyError, ValueError):
-            continue
-    return None
+    return extra_date(q, ("filing_date", "filed", "document_date"))
 
 
 def supplied_evidence(q: Question) -> dict[str, dict[str, Any]]:
