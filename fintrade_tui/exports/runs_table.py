@@ -220,23 +220,22 @@ def export_scores(
     latest = {s["id"] for s in store.latest(kind=kind, status=None)}
     runs = {r["id"]: r for r in RunStore(ws).list(limit=10**9)}
     rows = []
-    for rid in sorted(runs):
-        for s in store.history(rid):
-            if (kind and s["kind"] != kind) or (not history and s["id"] not in latest):
-                continue
-            r = runs[rid]
-            rows.append(
-                {
-                    "score_id": s["id"],
-                    "run_id": rid,
-                    "question_id": r["question_id"],
-                    "model": r["model"],
-                    "condition": r["condition"],
-                    "latest": s["id"] in latest,
-                    **{k: s[k] for k in SCORE_COLUMNS if k in s and k != "detail"},
-                    "detail": json.dumps(s["detail"], sort_keys=True, default=str),
-                }
-            )
+    for s in store.history():  # one query: every version, by run
+        r = runs.get(s["run_id"])
+        if r is None or (kind and s["kind"] != kind) or (not history and s["id"] not in latest):
+            continue
+        rows.append(
+            {
+                "score_id": s["id"],
+                "run_id": s["run_id"],
+                "question_id": r["question_id"],
+                "model": r["model"],
+                "condition": r["condition"],
+                "latest": s["id"] in latest,
+                **{k: s[k] for k in SCORE_COLUMNS if k in s and k != "detail"},
+                "detail": json.dumps(s["detail"], sort_keys=True, default=str),
+            }
+        )
     if fmt == "jsonl":
         text = "".join(dumps(r) + "\n" for r in rows)
         _replace_into(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))

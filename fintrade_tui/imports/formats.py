@@ -63,6 +63,8 @@ def detect(path: Path) -> str:
 
 def read_runs(path: Path, fmt: str | None = None) -> tuple[str, Iterator[ExternalRun]]:
     """(format, the file's runs as a stream)."""
-    fmt = fmt or detect(path)
-    _head(path)  # a missing file is named before any reader opens it
+    if fmt is None:
+        fmt = detect(path)
+    else:
+        _head(path)  # a missing file is named before any reader opens it
     return fmt, reader(fmt).read(path)

@@ -10,7 +10,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -20,8 +20,8 @@ import duckdb
 from fintrade_tui.errors import UserError
 from fintrade_tui.imports.record import ExternalRun, Judgment
 from fintrade_tui.judging.annotations import KINDS, Score, ScoreStore, append_scores
-from fintrade_tui.questions.model import Question
-from fintrade_tui.runs.records import FINISHED, RUNNING, RunStore, insert_runs
+from fintrade_tui.questions.model import RESOLVED, Question
+from fintrade_tui.runs.records import FINISHED, RunStore, insert_runs
 from fintrade_tui.store.workspace import insert_questions, question_ids
 
 # the file's condition name (lower case, runs of space/dash as "_") -> ours
@@ -241,7 +241,7 @@ class Planner:
             rep.duplicates.append(f"{r.locator} = {first.removeprefix(f'{path} ')}")
             return
         self._seen[run_id] = where
-        if r.status not in FINISHED or r.status == RUNNING:
+        if r.status not in FINISHED:
             fix = "use completed, error, timeout, cancelled or interrupted"
             raise UserError(where, f"status {r.status!r} is unknown", fix)
         rep.models[r.model] += 1
@@ -326,7 +326,7 @@ class Planner:
         else:
             q.reasons.append("no store to resolve against: run `fintrade-tui questions refresh`")
         rep.questions_created += 1
-        rep.questions_resolved += q.status == "resolved"
+        rep.questions_resolved += q.status == RESOLVED
         self._as_of[qid] = q.as_of
         self.plan.questions.append(q)
 
@@ -335,10 +335,8 @@ def given_date(q: Question, given: date | None) -> Question:
     """The file's as_of wins over a date read from the text: it is when the answer was given."""
     if given is None or q.as_of == given:
         return q
-    from dataclasses import replace
-
     start = min(q.window_start or given, given)
-    status = "resolved" if q.tickers else q.status
+    status = RESOLVED if q.tickers else q.status
     reasons = [*q.reasons, f"as_of {given} from the file"]
     reasons = [x for x in reasons if x != "no time reference in the text"]
     return replace(

@@ -140,13 +140,14 @@ class ScoreStore(LockedTable):
             [kind, kind, run_ids, run_ids, status, status],
         )
 
-    def history(self, run_id: str) -> list[dict[str, Any]]:
+    def history(self, run_id: str | None = None) -> list[dict[str, Any]]:
+        """Every version of one run's scores (or of every run's, `run_id` None)."""
         if not self.ready:
             return []
         return self._select(
-            f"SELECT {', '.join(_COLUMNS)} FROM scores WHERE run_id = ?"
-            " ORDER BY kind, annotator, version",
-            [run_id],
+            f"SELECT {', '.join(_COLUMNS)} FROM scores WHERE ? IS NULL OR run_id = ?"
+            " ORDER BY run_id, kind, annotator, version",
+            [run_id, run_id],
         )
 
     def _select(self, sql: str, params: list[Any]) -> list[dict[str, Any]]:

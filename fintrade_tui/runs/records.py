@@ -37,9 +37,9 @@ CREATE TABLE IF NOT EXISTS runs (
     retries INTEGER, status VARCHAR, error VARCHAR, answer VARCHAR, pid INTEGER
 );
 """
-# Columns added after the first release (provenance of runs produced elsewhere by `runs import`,
+# Columns added after the first release (the provenance of runs `runs import` brings in,
 # the question kind of the prompt); added to older workspaces in place.
-PROVENANCE = {
+ADDED_COLUMNS = {
     "origin": "VARCHAR DEFAULT 'local'",  # local | external
     "source_file": "VARCHAR",
     "source_format": "VARCHAR",
@@ -51,7 +51,7 @@ PROVENANCE = {
     "question_kind": "VARCHAR",  # the prompt's kind: fundamentals, trading, hybrid, document_qa
 }
 MIGRATE = "".join(
-    f"ALTER TABLE runs ADD COLUMN IF NOT EXISTS {k} {t};\n" for k, t in PROVENANCE.items()
+    f"ALTER TABLE runs ADD COLUMN IF NOT EXISTS {k} {t};\n" for k, t in ADDED_COLUMNS.items()
 )
 _JSON = ("params", "evidence", "tool_calls", "candidates", "extra")
 _COLUMNS = [
@@ -83,7 +83,7 @@ _COLUMNS = [
     "error",
     "answer",
     "pid",
-    *PROVENANCE,
+    *ADDED_COLUMNS,
 ]
 
 

@@ -52,14 +52,18 @@ def insert_rows(
     about 1 ms a row); the target table's types decide the casts."""
     if not rows:
         return
+    verb = "INSERT OR REPLACE" if replace else "INSERT"
+    cols = ", ".join(columns)
+    if len(rows) < 20:  # a run starting, a score saved: no Arrow import on that path
+        marks = ", ".join("?" for _ in columns)
+        cur.executemany(f"{verb} INTO {table} ({cols}) VALUES ({marks})", rows)
+        return
     import pyarrow as pa
 
     data = pa.table({c: pa.array([r[i] for r in rows]) for i, c in enumerate(columns)})
     name = f"_insert_{table}"
     cur.register(name, data)
     try:
-        verb = "INSERT OR REPLACE" if replace else "INSERT"
-        cols = ", ".join(columns)
         cur.execute(f"{verb} INTO {table} ({cols}) SELECT {cols} FROM {name}")
     finally:
         cur.unregister(name)

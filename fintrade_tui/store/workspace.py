@@ -72,10 +72,10 @@ def _outdated(con: duckdb.DuckDBPyConnection) -> bool:
             " WHERE table_name IN ('runs', 'scores')"
         ).fetchall()
     }
-    from fintrade_tui.runs.records import PROVENANCE
+    from fintrade_tui.runs.records import ADDED_COLUMNS
 
     tables = {t for t, _ in cols}
-    runs_missing = any(("runs", c) not in cols for c in PROVENANCE)
+    runs_missing = any(("runs", c) not in cols for c in ADDED_COLUMNS)
     return ("runs" in tables and runs_missing) or (
         "scores" in tables and ("scores", "label") not in cols
     )
