@@ -12,7 +12,7 @@ import pandas as pd
 
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
-from fintrade_tui.fundamentals import derive, sources
+from fintrade_tui.fundamentals import derive, sec_pit, sources
 from fintrade_tui.ingest import filings as filing_io
 from fintrade_tui.ingest import prices as price_io
 from fintrade_tui.ingest import reference
@@ -125,6 +125,10 @@ def run_ingest(cfg: Config, report: Reporter | None = None, strict: bool = False
     poly = sources.polygon(bundle)
     if len(poly):
         fund_parts.append(sources.polygon_ratios(poly, at))
+    sec_rows, sec_bad = sec_pit.read(bundle)
+    if strict and sec_bad:
+        raise UserError(sec_bad[0].file, f"quarantined: {sec_bad[0].reason}", "fix the file")
+    quarantined = [*quarantined, *sec_bad]
     tick(1)
     fundamentals = (
         pd.concat([p for p in fund_parts if len(p)], ignore_index=True)
@@ -155,6 +159,7 @@ def run_ingest(cfg: Config, report: Reporter | None = None, strict: bool = False
         tick(1)
         _insert(con, "quarter_inputs", inputs)
         _insert(con, "polygon_fundamentals", poly)
+        _insert(con, "sec_pit_rows", sec_rows)
         _insert(con, "fundamentals", fundamentals)
         tick(1)
         summary.signals = compute.build(con)

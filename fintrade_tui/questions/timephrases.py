@@ -11,10 +11,11 @@ from __future__ import annotations
 import calendar
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
 FiscalQuarterEnd = Callable[[int, int], date | None]
+Period = tuple[int, int | None]  # (year, quarter or None for the whole year)
 Window = Callable[[date], tuple[date, date]]  # anchor -> (start, end) for relative phrases
 _DAY = timedelta(days=1)
 
@@ -32,6 +33,10 @@ class TimeRef:
     # A relative phrase anchored at another date ("As of August 2025, ... past 3 months") reports
     # that date's phrase/span; rewrite it with describe(anchor_kind, ...) so the window follows.
     anchor_kind: str | None = None
+    # the years / quarters the text names, e.g. ((2016, None), (2017, None)) for "from FY2016 to
+    # FY2017"; the caller maps fiscal ones to a company's calendar (latest one = as_of)
+    periods: tuple[Period, ...] = ()
+    years_back: int | None = None  # "over the last three fiscal years" -> 3
 
 
 # when several absolute phrases appear, the most specific one wins
@@ -86,8 +91,8 @@ def _ymd(m: re.Match[str]) -> date | None:
         return None
 
 
-# --- absolute phrases: match -> (kind, start, end, fiscal) before capping at the reference ---
-Built = tuple[str, date, date, bool] | None
+# --- absolute phrases: match -> (kind, start, end, fiscal[, periods]) before the reference cap ---
+Built = tuple[str, date, date, bool] | tuple[str, date, date, bool, tuple[Period, ...]] | None
 
 
 def _day(m: re.Match[str], _f: FiscalQuarterEnd | None) -> Built:
@@ -118,9 +123,9 @@ def _quarter(m: re.Match[str], fqe: FiscalQuarterEnd | None) -> Built:
     y, q = int(g["year"]), int(g["q"]) if g.get("q") else _ORD[g["ord"].lower()]
     fiscal = any(g.get(k) for k in ("fa", "fb", "fc"))
     if fiscal and fqe is not None and (end := fqe(y, q)) is not None:
-        return "fiscal_quarter", _add_months(end, -3) + _DAY, end, True
+        return "fiscal_quarter", _add_months(end, -3) + _DAY, end, True, ((y, q),)
     kind = "fiscal_quarter" if fiscal else "quarter"
-    return kind, date(y, 3 * q - 2, 1), _month_end(y, 3 * q), fiscal
+    return kind, date(y, 3 * q - 2, 1), _month_end(y, 3 * q), fiscal, ((y, q),)
 
 
 def _half(m: re.Match[str], _f: FiscalQuarterEnd | None) -> Built:
@@ -147,7 +152,7 @@ def _ytd(m: re.Match[str], _f: FiscalQuarterEnd | None) -> Built:
 def _year(m: re.Match[str], _f: FiscalQuarterEnd | None) -> Built:
     y = int(m["year"])
     y += 2000 if y < 100 else 0  # FY25
-    return "year", date(y, 1, 1), date(y, 12, 31), bool(m.groupdict().get("fa"))
+    return "year", date(y, 1, 1), date(y, 12, 31), bool(m.groupdict().get("fa")), ((y, None),)
 
 
 def _year_range(m: re.Match[str], _f: FiscalQuarterEnd | None) -> Built:
@@ -155,7 +160,8 @@ def _year_range(m: re.Match[str], _f: FiscalQuarterEnd | None) -> Built:
     y2 += y1 // 100 * 100 if y2 < 100 else 0  # 2024-25
     if not y1 < y2 <= y1 + 10:  # "2025-09" etc. is not a range
         return None
-    return "year", date(y1, 1, 1), date(y2, 12, 31), False
+    fiscal = bool(m.groupdict().get("fa"))
+    return "year", date(y1, 1, 1), date(y2, 12, 31), fiscal, tuple((y, None) for y in (y1, y2))
 
 
 _Builder = Callable[[re.Match[str], FiscalQuarterEnd | None], Built]
@@ -180,9 +186,10 @@ _ABSOLUTE: list[tuple[str, _Builder]] = [
     (rf"\b(?:mid(?:[-\s]?year)?[-\s]?|(?:the\s+)?middle\s+)(?:of\s+)?{_YEAR}\b", _mid),
     (rf"\b{_YTD}[\s,]+(?:(?:in|for|of)\s+)?{_YEAR}\b", _ytd),
     (rf"\b{_YEAR}\s+{_YTD}\b", _ytd),
-    (r"\b(?P<fa>fiscal(?:\s+year)?\s+|FY\s*'?)(?P<year>(?:19|20)?\d\d)\b", _year),
+    (r"\b(?P<fa>fiscal(?:\s+years?)?\s+|FY\s*'?)(?P<year>(?:19|20)?\d\d)\b", _year),
     (
-        r"(?<![\w$.,])(?P<y1>(?:19|20)\d\d)\s*(?:[-–—/]|\bto\b|\bthrough\b)\s*"
+        r"(?<![\w$.,])(?P<fa>(?:fiscal(?:\s+years?)?\s+|FY\s*'?))?(?P<y1>(?:19|20)\d\d)\s*"
+        r"(?:[-–—/]|\bto\b|\bthrough\b)\s*(?:FY\s*'?)?"
         r"(?P<y2>(?:19|20)?\d\d)(?![\w%]|[-/.,]\d)",
         _year_range,
     ),
@@ -192,12 +199,17 @@ _ABSOLUTE: list[tuple[str, _Builder]] = [
 
 
 # --- relative phrases: match -> window function of the anchor date ---
+def _count(m: re.Match[str]) -> int:
+    raw = (m["n"] or "").lower()
+    return 2 if "couple" in raw else _WORDS.index(raw) + 1 if raw in _WORDS else int(raw or 1)
+
+
 def _relative(m: re.Match[str]) -> Window | None:
     word, raw = m["w"].lower(), (m["n"] or "").lower()
     # "last quarter's earnings" names a calendar quarter; "the last/past quarter" is a window
     if not (m["the"] or raw or word in ("past", "trailing")):
         return None
-    n = 2 if "couple" in raw else _WORDS.index(raw) + 1 if raw in _WORDS else int(raw or 1)
+    n = _count(m)
     months = {"month": 1, "quarter": 3, "year": 12}.get(m["unit"].lower())
     if n < 1:
         return None
@@ -226,7 +238,7 @@ _RELATIVE: list[tuple[str, int, str, Callable[[re.Match[str]], Window | None]]] 
         "relative",
         0,
         rf"\b(?:(?P<the>the)\s+)?(?P<w>past|last|previous|prior|trailing)\s+"
-        rf"(?:(?P<n>{_NUM})[-\s]+)?(?P<unit>day|week|month|quarter|year)s?\b",
+        rf"(?:(?P<n>{_NUM})[-\s]+)?(?:(?P<fy>fiscal)\s+)?(?P<unit>day|week|month|quarter|year)s?\b",
         _relative,
     ),
     (
@@ -250,6 +262,8 @@ class _Cand:
     end: date = date.min
     fiscal: bool = False
     window: Window | None = None  # set for relative phrases
+    periods: tuple[Period, ...] = ()
+    years_back: int | None = None  # "the last three fiscal years"
 
 
 def _candidates(text: str, reference: date, fqe: FiscalQuarterEnd | None) -> list[_Cand]:
@@ -257,14 +271,17 @@ def _candidates(text: str, reference: date, fqe: FiscalQuarterEnd | None) -> lis
     for rx, build in _ABS_RX:
         for m in rx.finditer(text):
             if (b := build(m, fqe)) is not None:
-                kind, start, end, fiscal = b
+                kind, start, end, fiscal, *periods = b
                 # a period still running at the reference ends there; a future one stays whole
                 end = min(end, reference) if start <= reference else end
-                out.append(_Cand(m.span(), kind, _RANK[kind], start, end, fiscal))
+                named = periods[0] if periods else ()
+                out.append(_Cand(m.span(), kind, _RANK[kind], start, end, fiscal, None, named))
     for kind, rank, rx, make in _REL_RX:
         for m in rx.finditer(text):
             if (w := make(m)) is not None:
-                out.append(_Cand(m.span(), kind, rank, window=w))
+                fiscal = bool(m.groupdict().get("fy"))
+                back = _count(m) if fiscal and m["unit"].lower() == "year" else None
+                out.append(_Cand(m.span(), kind, rank, fiscal=fiscal, window=w, years_back=back))
     # overlapping matches: the longest wins ("Q3 2025" over "2025"), then the more specific
     kept: list[_Cand] = []
     for c in sorted(out, key=lambda c: (c.span[0] - c.span[1], -c.rank, c.span[0])):
@@ -281,18 +298,61 @@ def resolve_time(
     best = min(
         (c for c in cands if c.window is None), key=lambda c: (-c.rank, c.span[0]), default=None
     )
+    if best is not None:
+        best = _combined(best, cands)
     rel = min((c for c in cands if c.window is not None), key=lambda c: c.span[0], default=None)
     if rel is None or rel.window is None:
         if best is None:
             return None
         phrase = text[best.span[0] : best.span[1]]
-        return TimeRef(best.end, best.start, best.end, phrase, best.span, best.kind, best.fiscal)
+        return TimeRef(
+            best.end,
+            best.start,
+            best.end,
+            phrase,
+            best.span,
+            best.kind,
+            best.fiscal,
+            periods=best.periods,
+        )
     # relative windows hang off the other absolute date in the text, else off the reference
     start, end = rel.window(best.end if best else reference)
     src = best or rel
     phrase = text[src.span[0] : src.span[1]]
-    fiscal = best.fiscal if best else False
-    return TimeRef(end, start, end, phrase, src.span, rel.kind, fiscal, best and best.kind)
+    fiscal = (best.fiscal if best else False) or rel.fiscal
+    return TimeRef(
+        end,
+        start,
+        end,
+        phrase,
+        src.span,
+        rel.kind,
+        fiscal,
+        best and best.kind,
+        years_back=rel.years_back,
+    )
+
+
+_FAMILY = {"year": "year", "quarter": "quarter", "fiscal_quarter": "quarter"}
+
+
+def _combined(best: _Cand, cands: list[_Cand]) -> _Cand:
+    """A range or comparison of years or quarters ("FY2022 vs FY2021", "from Q1 2024 to Q3
+    2024") is about the latest period named, over a window covering all of them."""
+    family = _FAMILY.get(best.kind)
+    same = [c for c in cands if c.window is None and family and _FAMILY.get(c.kind) == family]
+    if len(same) < 2:
+        return best
+    latest = max(same, key=lambda c: c.end)
+    return replace(
+        latest,
+        span=(min(c.span[0] for c in same), max(c.span[1] for c in same)),
+        start=min(c.start for c in same),
+        fiscal=any(c.fiscal for c in same),
+        periods=tuple(
+            sorted({p for c in same for p in c.periods}, key=lambda p: (p[0], p[1] or 5))
+        ),
+    )
 
 
 def _fmt_day(d: date) -> str:

@@ -61,3 +61,11 @@ CREATE TABLE IF NOT EXISTS polygon_fundamentals (
     ticker VARCHAR, period VARCHAR, filing_date DATE, revenue DOUBLE, net_income DOUBLE,
     shares_outstanding DOUBLE, market_cap DOUBLE
 );
+
+-- The bundle's fundamentals-sec rows as read (source sec_pit): one fiscal quarter each, usable
+-- from `available_date` (its filing's date). `line` is the row's line in `file`.
+CREATE TABLE IF NOT EXISTS sec_pit_rows (
+    ticker VARCHAR, period_end DATE, available_date DATE, net_income DOUBLE, operating_cf DOUBLE,
+    total_assets DOUBLE, equity DOUBLE, capex DOUBLE, free_cash_flow DOUBLE, file VARCHAR,
+    line INTEGER
+);

@@ -381,7 +381,7 @@ def test_future_periods_are_not_capped() -> None:
 
 def test_a_period_starting_on_the_reference_is_capped() -> None:
     assert resolve_time("in 2025", D(2025, 1, 1)) == TimeRef(
-        D(2025, 1, 1), D(2025, 1, 1), D(2025, 1, 1), "2025", (3, 7), "year"
+        D(2025, 1, 1), D(2025, 1, 1), D(2025, 1, 1), "2025", (3, 7), "year", periods=((2025, None),)
     )
 
 
@@ -485,9 +485,26 @@ def test_most_specific_phrase_wins() -> None:
     _check("in 2024 and YTD 2025", "ytd", D(2025, 9, 30), D(2025, 1, 1))
 
 
-def test_ties_go_to_the_first_occurrence() -> None:
-    _check("Q2 2025 versus Q3 2025", "quarter", D(2025, 6, 30), D(2025, 4, 1), "Q2 2025")
-    _check("2023 versus 2024", "year", D(2023, 12, 31), D(2023, 1, 1), "2023")
+def test_comparisons_resolve_to_the_latest_period_over_a_window_covering_all() -> None:
+    text = "Q2 2025 versus Q3 2025"
+    ref = _check(text, "quarter", D(2025, 9, 30), D(2025, 4, 1), text)
+    assert ref.periods == ((2025, 2), (2025, 3))
+    _check("2024 versus 2023", "year", D(2024, 12, 31), D(2023, 1, 1), "2024 versus 2023")
+    ref = _check(
+        "from FY2016 to FY2017", "year", D(2017, 12, 31), D(2016, 1, 1), "FY2016 to FY2017"
+    )
+    assert ref.fiscal and ref.periods == ((2016, None), (2017, None))
+    ref = _check("FY2022 vs FY2021 margins", "year", D(2022, 12, 31), D(2021, 1, 1))
+    assert ref.fiscal and ref.periods == ((2021, None), (2022, None))
+    ref = _check("in fiscal years 2020 and 2021", "year", D(2021, 12, 31), D(2020, 1, 1))
+    assert ref.fiscal and ref.periods == ((2020, None), (2021, None))
+
+
+def test_last_n_fiscal_years_is_fiscal_and_counts_the_years() -> None:
+    ref = resolve_time("capex over the last three fiscal years", REF)
+    assert ref is not None and ref.fiscal and ref.years_back == 3
+    ref = resolve_time("capex over the last three years", REF)
+    assert ref is not None and not ref.fiscal and ref.years_back is None
 
 
 def test_span_points_into_the_original_text() -> None:
