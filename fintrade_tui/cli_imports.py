@@ -26,7 +26,7 @@ def _resolver(obj: Ctx, stack: ExitStack) -> Any:
     if not obj.cfg.store.exists():
         return None
     con = stack.enter_context(connect(obj.cfg.store))
-    return Resolver(con, obj.cfg.questions.reference_date)
+    return Resolver(con, obj.cfg.questions.reference_date, obj.cfg.fundamentals.estimated_lag_days)
 
 
 def _print_import(files: list[dict[str, Any]], dry_run: bool) -> None:

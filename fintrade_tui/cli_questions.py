@@ -24,7 +24,7 @@ def questions() -> None:
 def _resolver(obj: Ctx, con):
     from fintrade_tui.questions.resolve import Resolver
 
-    return Resolver(con, obj.cfg.questions.reference_date)
+    return Resolver(con, obj.cfg.questions.reference_date, obj.cfg.fundamentals.estimated_lag_days)
 
 
 def _resolve_all(obj: Ctx, items: list[Question]) -> list[Question]:

@@ -10,7 +10,7 @@ import hashlib
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -322,26 +322,13 @@ class Planner:
         if not q.text:
             q.reasons.append(f"the file gives no question text ({where})")
         elif self.resolver is not None:
-            q = self.resolver.evidence(given_date(self.resolver.resolve(q), given))
+            q = self.resolver.evidence(self.resolver.resolve(q))  # the file's as_of wins
         else:
             q.reasons.append("no store to resolve against: run `fintrade-tui questions refresh`")
         rep.questions_created += 1
         rep.questions_resolved += q.status == RESOLVED
         self._as_of[qid] = q.as_of
         self.plan.questions.append(q)
-
-
-def given_date(q: Question, given: date | None) -> Question:
-    """The file's as_of wins over a date read from the text: it is when the answer was given."""
-    if given is None or q.as_of == given:
-        return q
-    start = min(q.window_start or given, given)
-    status = RESOLVED if q.tickers else q.status
-    reasons = [*q.reasons, f"as_of {given} from the file"]
-    reasons = [x for x in reasons if x != "no time reference in the text"]
-    return replace(
-        q, as_of=given, window_start=start, window_end=given, status=status, reasons=reasons
-    )
 
 
 def write(ws: duckdb.DuckDBPyConnection, plan: ImportPlan) -> None:

@@ -79,6 +79,9 @@ ALIASES: dict[str, str] = {
     "Ford": "F",
     "General Motors": "GM",
     "Toyota": "TM",
+    "Lululemon": "LULU",
+    "Take-Two": "TTWO",
+    "3M": "MMM",
 }
 _SUFFIX = re.compile(
     r",?\s+(Inc\.?|Incorporated|Corporation|Corp\.?|Company|Co\.|Holdings?|Group|plc|Ltd\.?|"
@@ -186,7 +189,9 @@ class CompanyIndex:
             taken.append((m.start(1), m.end(1)))
             if ticker not in seen:
                 seen.add(ticker)
-                out.append(Mention(ticker, alias, (m.start(1), m.end(1))))
+                filer = None if ticker in self.known else self.filers.by_ticker.get(ticker)
+                cik, title = (filer.cik, filer.title) if filer else (None, None)
+                out.append(Mention(ticker, alias, (m.start(1), m.end(1)), cik, title))
         for fm in self.filers.mentions(text):
             a, b = fm.span
             if fm.filer.ticker in seen or any(a < e and s < b for s, e in taken):

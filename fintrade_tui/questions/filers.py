@@ -34,6 +34,13 @@ _COMMON = {
     "nasdaq", "nyse", "index", "sector", "semiconductor", "software", "magnificent", "seven",
     "strong", "trend", "momentum", "signal", "moving", "average", "relative", "strength",
 }  # fmt: skip
+# words a filer's title ends in that people leave out ("Take-Two Interactive" for TAKE TWO
+# INTERACTIVE SOFTWARE INC, "Microchip" for MICROCHIP TECHNOLOGY): a second, shorter key
+_GENERIC_TAIL = {
+    "software", "technologies", "technology", "systems", "stores", "interactive", "platforms",
+    "brands", "entertainment", "pharmaceuticals", "therapeutics", "networks", "communications",
+    "solutions", "services", "industries", "enterprises", "worldwide", "laboratories", "labs",
+}  # fmt: skip
 _WORD = re.compile(r"[A-Za-z0-9]+(?:[.'’][A-Za-z0-9]+)*|&")
 MAX_WORDS = 6
 
@@ -88,6 +95,11 @@ class FilerDirectory:
             if key and (known is None or (prefer and ticker in prefer and known.ticker != ticker
                                           and known.cik == cik)):  # fmt: skip
                 self.by_name[key] = f
+        for key, f in list(self.by_name.items()):  # short forms never shadow a full name
+            words = key.split()
+            while len(words) > 1 and words[-1] in _GENERIC_TAIL:
+                words.pop()
+                self.by_name.setdefault(" ".join(words), f)
 
     def mentions(self, text: str) -> list[FilerMention]:
         """Filers named in `text`, longest names first, each span used once, in text order."""

@@ -122,8 +122,8 @@ class FiscalCalendar:
         # (ticker, fiscal_year, quarter or None, period_end or None, report)
         fy_ends: list[tuple[str, int, date]] = []
         if "filings" in have:
-            for t, form, filed, end, fy, fp, acc in self.con.execute(
-                """SELECT ticker, form, filed, period_end, fiscal_year, fiscal_period, accession
+            for t, form, filed, end, fy, acc in self.con.execute(
+                """SELECT ticker, form, filed, period_end, fiscal_year, accession
                 FROM filings WHERE form IN ('10-K', '10-Q') AND period_end IS NOT NULL"""
             ).fetchall():
                 c = out.setdefault(t, _Company())
@@ -187,9 +187,11 @@ class FiscalCalendar:
         end, report = self._report_near(c, end_guess)
         start = self._report_near(c, start_guess)[0] + timedelta(days=1)
         label = c.labelled.get((fiscal_year, None if quarter in (None, 4) else quarter))
-        if label and _plausible(end, label.filed):
-            if report is None or report.source != "filings" and label.filed < report.filed:
-                report = label
+        vendor_earlier = (
+            report is None or report.source != "filings" and label and (label.filed < report.filed)
+        )
+        if label and _plausible(end, label.filed) and vendor_earlier:
+            report = label
         return FiscalPeriod(
             ticker=ticker,
             fiscal_year=fiscal_year,

@@ -43,9 +43,15 @@ class Question:
 
 def extra_date(q: Question, keys: tuple[str, ...]) -> date | None:
     """The first of these `extra` fields that holds a date ("2024-11-01", or a longer stamp)."""
+    found = extra_date_field(q, keys)
+    return found[1] if found else None
+
+
+def extra_date_field(q: Question, keys: tuple[str, ...]) -> tuple[str, date] | None:
+    """The first of these `extra` fields that holds a date, with its name."""
     for key in keys:
         try:
-            return date.fromisoformat(str(q.extra[key])[:10])
+            return key, date.fromisoformat(str(q.extra[key])[:10])
         except (KeyError, ValueError):
             continue
     return None

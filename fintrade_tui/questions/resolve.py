@@ -11,7 +11,10 @@ from typing import Any
 import duckdb
 
 from fintrade_tui.questions.companies import CompanyIndex, index_members, scan_filter
+from fintrade_tui.questions.fiscal import FiscalCalendar
 from fintrade_tui.questions.indicators import KIND, map_indicators
+from fintrade_tui.questions.kind import question_kind
+from fintrade_tui.questions.knowable import knowable
 from fintrade_tui.questions.model import (
     FULL,
     NONE,
@@ -19,37 +22,27 @@ from fintrade_tui.questions.model import (
     RESOLVED,
     UNRESOLVED,
     Question,
-    extra_date,
 )
 from fintrade_tui.questions.supplied import supplied_evidence
 from fintrade_tui.questions.timephrases import resolve_time
 from fintrade_tui.store.queries import snapshot
 
+LAG_DAYS = 90  # the config's default fundamentals.estimated_lag_days
 STALE_DAYS = 7  # a signal older than this at `as_of` (no trading since) does not cover it
 
 
 class Resolver:
     """Resolves questions against one store connection (company index built once)."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, reference: date) -> None:
+    def __init__(
+        self, con: duckdb.DuckDBPyConnection, reference: date, lag_days: int = LAG_DAYS
+    ) -> None:
         self.con = con
         self.reference = reference
+        self.lag_days = lag_days  # fundamentals.estimated_lag_days: period end -> estimated as_of
         self.companies = CompanyIndex(con)
+        self.calendar = FiscalCalendar(con)
         self._snapshots: dict[tuple[str, date], dict[str, Any]] = {}
-
-    def fiscal_quarter_end(self, ticker: str | None):
-        def end(year: int, quarter: int) -> date | None:
-            if not ticker:
-                return None
-            period = "Q4" if quarter == 4 else f"Q{quarter}"
-            row = self.con.execute(
-                """SELECT period_end FROM filings WHERE ticker = ? AND fiscal_year = ?
-                AND (CASE WHEN form = '10-K' THEN 'Q4' ELSE fiscal_period END) = ?""",
-                [ticker, year, period],
-            ).fetchone()
-            return row[0] if row else None
-
-        return end
 
     def resolve(self, q: Question) -> Question:
         """Tickers, dates and indicators from the text; never drops a question, says why."""
@@ -69,9 +62,10 @@ class Resolver:
             f"{m.phrase} ({m.ticker}" + (f", CIK {m.cik}" if m.cik else "") + "): no data in store"
             for m in absent
         ]
-        first = tickers[0] if tickers else None
-        ref = resolve_time(q.text, self.reference, self.fiscal_quarter_end(first))
-        as_of = ref.as_of if ref else _given_date(q)
+        ref = resolve_time(q.text, self.reference)
+        when = knowable(q, ref, tickers, self.calendar, self.lag_days, question_kind(q))
+        as_of = when.as_of
+        reasons += when.reasons
         if as_of is None:
             reasons.append("no time reference in the text")
         scope = "compare" if len(tickers) > 1 else "company" if tickers else None
@@ -88,6 +82,10 @@ class Resolver:
                 reasons.append("no company named and not a market scan")
         status = RESOLVED if tickers and as_of else UNRESOLVED
         extra = dict(q.extra)
+        extra["as_of_basis"] = when.basis
+        extra.pop("fiscal_periods", None)
+        if when.periods:
+            extra["fiscal_periods"] = [p.as_dict() for p in when.periods]
         if ref:
             extra["time_phrase"] = {
                 "phrase": ref.phrase,
@@ -106,8 +104,8 @@ class Resolver:
             tickers=tickers,
             scope=scope,
             as_of=as_of,
-            window_start=ref.start if ref else as_of,
-            window_end=ref.end if ref else as_of,
+            window_start=when.start or as_of,
+            window_end=as_of,
             golden=golden,
             status=status,
             reasons=reasons,
@@ -153,11 +151,6 @@ class Resolver:
         if supplied:
             oracle["supplied"] = supplied
         return replace(q, oracle=oracle, coverage=coverage, coverage_missing=missing)
-
-
-def _given_date(q: Question) -> date | None:
-    """A date field the source supplied with the question (e.g. SECQUE's filing date)."""
-    return extra_date(q, ("as_of", "filing_date", "date"))
 
 
 def _value(s: dict[str, Any], name: str, as_of: date) -> tuple[dict[str, Any] | None, str]:

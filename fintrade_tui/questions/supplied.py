@@ -6,7 +6,11 @@ context whose text, reduced to its words and numbers, is contained in another's 
 evidence and is kept once, in the most readable rendering (markdown, then plain text, then
 HTML), under the keys it merges. Each item names its document (ticker, form, filing date,
 page when the format gives them) and is dated by the document's filing date, never the period
-end; without one it is dated when the question is asked.
+end: the question's own filing-date field, else a date in a document name of the form
+`<form>_<filed>_<accession>` (how the bundle and `pull` name filings; EDGAR's own
+`aapl-20240928.htm` carries the period end and is not read), else the filing date the store
+knows for the fiscal period the question names (`extra["fiscal_periods"]`, set by the resolver).
+Without any of them it is dated when the question is asked.
 """
 
 from __future__ import annotations
@@ -35,8 +39,24 @@ def _readability(key: str, text: str) -> int:
     return 0 if "markdown" in key.lower() else 1
 
 
+_NAMED = re.compile(r"10-?[KQ]\w*_(\d{4}-\d{2}-\d{2})_\d{10}-\d{2}-\d{6}", re.I)
+_NAME_KEYS = ("source_file", "document", "doc_name", "file_name", "filename")
+
+
 def _filed(q: Question) -> date | None:
-    return extra_date(q, ("filing_date", "filed", "document_date"))
+    given = extra_date(q, ("filing_date", "filed", "document_date"))
+    if given:
+        return given
+    for key in _NAME_KEYS:
+        if m := _NAMED.search(str(q.extra.get(key) or "")):
+            try:
+                return date.fromisoformat(m[1])
+            except ValueError:
+                continue
+    periods = [p for p in q.extra.get("fiscal_periods") or [] if p.get("report")]
+    if periods:  # the report closing the latest period the question names
+        return date.fromisoformat(max(periods, key=lambda p: p["end"])["report"]["filed"])
+    return None
 
 
 def supplied_evidence(q: Question) -> dict[str, dict[str, Any]]:

@@ -38,7 +38,7 @@ def ensure_questions(cfg: Config, ws: Any, say: Say) -> None:
 
     say(f"importing the {seeds.name} seed questions (and their reference answers)")
     with connect(cfg.store) as con:
-        r = Resolver(con, cfg.questions.reference_date)
+        r = Resolver(con, cfg.questions.reference_date, cfg.fundamentals.estimated_lag_days)
         resolved = [r.evidence(r.resolve(q)) for q in read_questions(seeds, None)]
     save_questions_with_references(ws, resolved, seeds)
 
