@@ -141,6 +141,11 @@ def show(obj: Ctx, qid: str, as_json: bool) -> None:
         f"tickers {', '.join(q.tickers) or '—'} | as of {q.as_of} | window {q.window_start} → "
         f"{q.window_end} | {q.status}, coverage {q.coverage}"
     )
+    basis = q.extra.get("as_of_basis")
+    if basis:
+        console.print(
+            f"as of from {basis['kind']}: {escape(basis.get('detail', ''))}", soft_wrap=True
+        )
     for r in q.reasons + q.coverage_missing:
         console.print(f"  - {escape(r)}", soft_wrap=True)
     rows = [

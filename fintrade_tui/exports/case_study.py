@@ -74,6 +74,7 @@ def _question(q: Any, qid: str, oracle_as_list: bool = False) -> list[str]:
         f"- **Category:** {q.category} · **Source:** {q.source}"
         + (f" · **Seed:** {q.parent_id}" if q.parent_id else ""),
         f"- **As of:** {_num(q.as_of)} (after the close) · **Window:** {window}",
+        *_as_of_basis(q),
         f"- **Tickers:** {', '.join(q.tickers) or DASH} · **Scope:** {q.scope or DASH}",
         f"- **Resolution:** {q.status} · **Coverage:** {q.coverage}",
         f"- **Kind:** {_kind(q)}",
@@ -128,6 +129,20 @@ def _question(q: Any, qid: str, oracle_as_list: bool = False) -> list[str]:
     if q.coverage_missing:
         out += ["### Coverage gaps", "", *[f"- {m}" for m in q.coverage_missing], ""]
     out += ["### Reference answer", "", *_quote(q.reference_answer)]
+    return out
+
+
+def _as_of_basis(q: Any) -> list[str]:
+    """Why `as_of` is that day, and the fiscal periods the question names on their calendars."""
+    extra = getattr(q, "extra", None) or {}
+    basis = extra.get("as_of_basis") or {}
+    out = [f"- **As of from:** {basis['kind']} — {basis.get('detail', '')}"] if basis else []
+    for p in extra.get("fiscal_periods") or []:
+        label = (f"Q{p['quarter']} " if p.get("quarter") else "") + f"fiscal {p['fiscal_year']}"
+        rep = p.get("report") or {}
+        filed = f"filed {rep['filed']} ({rep['source']})" if rep else "no filing date in the store"
+        cal = " · calendar assumed (December)" if p.get("calendar") == "assumed" else ""
+        out.append(f"- **{p['ticker']} {label}:** {p['start']} to {p['end']}, {filed}{cal}")
     return out
 
 

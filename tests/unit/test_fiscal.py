@@ -208,3 +208,14 @@ def test_an_unknown_company_gets_a_december_year_flagged_assumed() -> None:
 def test_a_store_without_the_calendar_tables_still_answers() -> None:
     cal = FiscalCalendar(duckdb.connect())
     assert cal.period("AAPL", 2024).calendar == "assumed"
+
+
+def test_the_question_detail_says_where_as_of_came_from(resolved) -> None:
+    from fintrade_tui.exports.case_study import question_markdown
+
+    md = question_markdown(resolved["FQ22"])
+    assert "- **As of from:** estimated — HD fiscal 2023 ended 2023-12-31" in md
+    assert "- **HD fiscal 2023:** 2023-01-01 to 2023-12-31, no filing date in the store" in md
+    assert "calendar assumed (December)" in md
+    md = question_markdown(resolved["FQ10"])
+    assert "- **CSCO Q3 fiscal 2024:** 2024-01-28 to 2024-04-27, filed 2024-05-21" in md
