@@ -31,6 +31,11 @@ def ingest(obj: Ctx, strict: bool, as_json: bool) -> None:
         "fundamentals_rows": s.fundamentals,
         "signal_rows": s.signals,
         "quarantined": [q.__dict__ for q in s.quarantined],
+        "agreement": [
+            {k: a[k] for k in ("source", "rank", "compared", "agreed", "rate")} for a in s.agreement
+        ],
+        "quality_findings": s.findings,
+        "conflicts": s.conflicts,
     }
     if as_json:
         emit_json(data)
@@ -38,7 +43,23 @@ def ingest(obj: Ctx, strict: bool, as_json: bool) -> None:
     for q in s.quarantined:
         console.print(f"[yellow]quarantined[/] {q.file}: {q.reason}")
     data["quarantined"] = len(s.quarantined)
-    print_table([{"": k, "value": v} for k, v in data.items()], "ingest summary")
+    rows = [
+        {"": k, "value": v} for k, v in data.items() if k not in ("agreement", "quality_findings")
+    ]
+    rows += [{"": f"quality: {k}", "value": v} for k, v in sorted(s.findings.items())]
+    print_table(rows, "ingest summary")
+    print_table(
+        [
+            {
+                "source": a["source"],
+                "rank": a["rank"],
+                "agrees with the filings": f"{a['agreed']:.0f}/{a['compared']:.0f} "
+                f"({a['rate']:.1%})",
+            }
+            for a in s.agreement
+        ],
+        "agreement with the filings (inputs and ratios of the same report)",
+    )
 
 
 @main.command()

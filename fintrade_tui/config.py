@@ -27,6 +27,7 @@ class PricesConfig(_Strict):
 
 class FundamentalsConfig(_Strict):
     estimated_lag_days: int = Field(90, ge=0)
+    reconcile_tolerance: float = Field(0.005, ge=0, lt=1)
 
 
 class PullConfig(_Strict):

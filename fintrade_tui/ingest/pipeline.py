@@ -15,9 +15,9 @@ from fintrade_tui.errors import UserError
 from fintrade_tui.fundamentals import derive, sec_pit, sources
 from fintrade_tui.ingest import filings as filing_io
 from fintrade_tui.ingest import prices as price_io
-from fintrade_tui.ingest import reference
+from fintrade_tui.ingest import reconciled, reference
 from fintrade_tui.signals import compute
-from fintrade_tui.store.db import building
+from fintrade_tui.store.db import STORE_VERSION, building
 
 
 class Reporter(Protocol):
@@ -39,6 +39,9 @@ class Summary:
     fundamentals: int = 0
     signals: int = 0
     quarantined: list[price_io.Quarantined] = field(default_factory=list)
+    agreement: list[dict] = field(default_factory=list)  # per vendor source vs the filings
+    findings: dict[str, int] = field(default_factory=dict)  # quality check -> rows hit
+    conflicts: int = 0  # input pairs two sources disagree on
 
 
 def price_lookup(series: pd.DataFrame) -> Callable[[str, date], tuple[date, float] | None]:
@@ -160,13 +163,22 @@ def run_ingest(cfg: Config, report: Reporter | None = None, strict: bool = False
         _insert(con, "quarter_inputs", inputs)
         _insert(con, "polygon_fundamentals", poly)
         _insert(con, "sec_pit_rows", sec_rows)
-        _insert(con, "fundamentals", fundamentals)
+        rec = reconciled.build(
+            con, fundamentals, sec_rows, poly, at, cfg.fundamentals.reconcile_tolerance
+        )
+        _insert(con, "fundamentals", rec.fundamentals)
+        _insert(con, "quality_findings", rec.findings)
+        _insert(con, "reconciliation", rec.reconciliation)
+        _insert(con, "source_rank", rec.ranks)
+        summary.agreement = rec.ranks.dropna(subset=["compared"]).to_dict("records")
+        summary.findings = rec.counts["findings"]
+        summary.conflicts = rec.counts["conflicts"]
         tick(1)
         summary.signals = compute.build(con)
         tick(1)
         con.execute(
-            "INSERT INTO meta VALUES ('bundle', ?), ('built_at', ?)",
-            [str(bundle), datetime.now().isoformat(timespec="seconds")],
+            "INSERT INTO meta VALUES ('bundle', ?), ('built_at', ?), ('store_version', ?)",
+            [str(bundle), datetime.now().isoformat(timespec="seconds"), STORE_VERSION],
         )
         counts = con.execute("""SELECT (SELECT count(DISTINCT ticker) FROM prices),
             (SELECT count(*) FROM price_rows), (SELECT count(*) FROM prices),
@@ -204,7 +216,7 @@ def _insert(con, table: str, df: pd.DataFrame, distinct: bool = False) -> None:
     cols = [r[0] for r in con.execute(f"DESCRIBE {table}").fetchall()]
     use = [c for c in cols if c in df.columns]
     con.register("_frame", df[use])
-    names = ", ".join(use)
+    names = ", ".join(f'"{c}"' for c in use)  # quoted: "check" is an SQL keyword
     con.execute(
         f"INSERT INTO {table} ({names}) SELECT {'DISTINCT' if distinct else ''} {names} FROM _frame"
     )

@@ -151,7 +151,8 @@ class FiscalCalendar:
                 year, quarter = int(m[3]), (int(m[2]) if m[2] else None)
                 c.labelled[(year, quarter)] = Report(filed, "polygon")
                 # a 10-K and a 10-Q filed the same day: the year ended at the earlier period end
-                ends = [e for e in sec_by_filed.get((t, filed), []) if e < filed]
+                # (rows filed that day for a year earlier are restated comparatives)
+                ends = [e for e in sec_by_filed.get((t, filed), []) if _plausible(e, filed)]
                 if quarter is None and ends:
                     fy_ends.append((t, year, min(ends)))
         for t, c in out.items():
@@ -202,6 +203,18 @@ class FiscalCalendar:
             calendar="store" if c.known else "assumed",
             report=report,
         )
+
+    def label_of(self, ticker: str, end: date) -> tuple[int, int] | None:
+        """(fiscal year, quarter) of a quarter ending on `end`, on a calendar the store knows."""
+        c = self._load().get(ticker)
+        if c is None or not c.known:
+            return None
+        shifted = end - SLACK
+        k = (shifted.month - c.month) % 12
+        if k % 3:
+            return None  # not a quarter end of this calendar
+        year = shifted.year + (1 if shifted.month > c.month else 0)
+        return year + c.offset, (k // 3 or 4)
 
     def _report_near(self, c: _Company, guess: date) -> tuple[date, Report | None]:
         near = [e for e in c.ends if abs((e - guess).days) <= MATCH_DAYS]

@@ -22,7 +22,7 @@ from fintrade_tui.questions.companies import index_members
 from fintrade_tui.questions.indicators import KIND, LABEL, SYNONYMS, canonical
 from fintrade_tui.runs.evidence import EvidenceItem
 from fintrade_tui.signals.compute import SIGNALS
-from fintrade_tui.store.queries import SOURCE_RANK, check_ticker, fundamentals_as_of
+from fintrade_tui.store.queries import BEST_ORDER, check_ticker, fundamentals_as_of
 
 MAX_WINDOW_ROWS = 60
 MAX_CALLS = 12
@@ -277,7 +277,6 @@ def cross_section(
     }
     if rat and rows:
         # the same choice as store.queries.fundamentals_as_of, for many tickers in one query
-        rank = " ".join(f"WHEN '{s}' THEN {r}" for s, r in SOURCE_RANK.items())
         for t, ratio, *rest in con.execute(
             f"""SELECT ticker, ratio, value, fiscal_year, fiscal_period, period_end,
                    available_from, accession, source
@@ -286,8 +285,7 @@ def cross_section(
               AND available_from <= ? AND value IS NOT NULL
             QUALIFY row_number() OVER (
                 PARTITION BY ticker, ratio
-                ORDER BY CASE source {rank} ELSE 9 END, available_from DESC,
-                         period_end DESC NULLS LAST) = 1""",
+                ORDER BY {BEST_ORDER}) = 1""",
             [list(rows), rat, as_of],
         ).fetchall():
             keys = ("value", "fiscal_year", "fiscal_period", "period_end", "filed", "accession")

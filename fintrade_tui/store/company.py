@@ -169,6 +169,29 @@ def quarters(
                 {"key": key, "basis": "fiscal", **f, "as_of": f["filed"], "estimated": False}
             )
         return out
+    vendor = _rows(
+        con.execute(
+            """SELECT fiscal_year, fiscal_period, period_end, min(available_from) AS filed
+            FROM fundamentals WHERE ticker = ? AND source = 'sec_pit'
+            GROUP BY ALL ORDER BY period_end""",
+            [t],
+        )
+    )
+    if vendor:  # SEC point-in-time quarters: each visible from its filing's date
+        return [
+            {
+                "key": f"FY{v['fiscal_year']} {v['fiscal_period']}"
+                if v["fiscal_year"]
+                else f"PE {v['period_end']}",
+                "basis": "fiscal",
+                **v,
+                "form": None,
+                "accession": None,
+                "as_of": v["filed"],
+                "estimated": False,
+            }
+            for v in vendor
+        ]
     first, last = con.execute(
         """SELECT min(d), max(d) FROM (
                SELECT date AS d FROM prices WHERE ticker = ?
@@ -219,6 +242,13 @@ def _badge(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date, lag_days: i
     ).fetchone()
     if last:
         return f"as of {as_of}: filings up to {last[0]} filed {last[1]}"
+    sec = con.execute(
+        """SELECT max(available_from) FROM fundamentals
+        WHERE ticker = ? AND source = 'sec_pit' AND available_from <= ?""",
+        [ticker, as_of],
+    ).fetchone()
+    if sec and sec[0]:
+        return f"as of {as_of}: no filings in the store; SEC point-in-time data filed {sec[0]}"
     return (
         f"as of {as_of}: no filings in the store; vendor fundamentals "
         f"(estimated: period end + {lag_days} d)"

@@ -12,6 +12,9 @@ import duckdb
 
 from fintrade_tui.errors import UserError
 
+# The store's format: a store another version built is rebuilt, not misread.
+STORE_VERSION = "2"  # 2: sec_pit rows, quality findings, reconciliation, ranked sources
+
 
 def schema_sql() -> str:
     return resources.files("fintrade_tui.store").joinpath("schema.sql").read_text()
@@ -22,13 +25,32 @@ def connect(path: Path, read_only: bool = True) -> duckdb.DuckDBPyConnection:
     if read_only and not path.exists():
         raise UserError(str(path), "store not found", "run `fintrade-tui ingest` first")
     try:
-        return duckdb.connect(str(path), read_only=read_only)
+        con = duckdb.connect(str(path), read_only=read_only)
     except duckdb.IOException as exc:
         # e.g. another process holds the write lock, or the file is not a DuckDB database
         first = str(exc).splitlines()[0]
         raise UserError(
             str(path), f"cannot open the store ({first})", "close other writers or re-run ingest"
         ) from None
+    found = store_version(con)
+    if found != STORE_VERSION:
+        con.close()
+        raise UserError(
+            str(path),
+            f"store format {found or 1} was built by another fintrade-tui (this one reads "
+            f"format {STORE_VERSION})",
+            "run `fintrade-tui ingest` to rebuild it",
+        )
+    return con
+
+
+def store_version(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The format a store says it has; None for a store from before formats were recorded."""
+    try:
+        row = con.execute("SELECT value FROM meta WHERE key = 'store_version'").fetchone()
+    except duckdb.CatalogException:
+        return None
+    return row[0] if row else None
 
 
 @contextlib.contextmanager

@@ -15,8 +15,18 @@ from fintrade_tui.errors import UserError
 from fintrade_tui.fundamentals.concepts import RATIOS
 from fintrade_tui.signals.compute import SIGNALS
 
-# lower is preferred when several sources have a ratio
-SOURCE_RANK = {"filing": 0, "fintradebench_precomputed": 1, "polygon": 2}
+# lower is preferred when several sources have a ratio; ingest stores the measured order in
+# fundamentals.source_rank (filings, then vendors by agreement with the filings)
+SOURCE_RANK = {"filing": 0, "fintradebench_precomputed": 1, "sec_pit": 2, "polygon": 3}
+_DEFAULT_RANK = " ".join(f"WHEN '{s}' THEN {r}" for s, r in SOURCE_RANK.items())
+# checks that say a value is probably wrong: a clean source's value wins over it
+DEMOTING = ("scale_error", "sign_flip", "flow_sum")
+# The one choice of a ratio's value among sources, shared by every point-in-time reader: a value
+# before an explained gap; the latest period any source has; within it a clean value before one
+# a check doubts, then the better-ranked source; then the latest filing.
+BEST_ORDER = f"""(value IS NULL), period_end DESC NULLS LAST,
+    (flags IS NOT NULL AND regexp_matches(flags, '{"|".join(DEMOTING)}')),
+    coalesce(source_rank, CASE source {_DEFAULT_RANK} ELSE 9 END), available_from DESC"""
 
 
 def _rows(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
@@ -67,29 +77,50 @@ def snapshot(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date) -> dict[s
         ).fetchone()
         if sig:
             out["signals"] = dict(zip(SIGNALS, sig, strict=True))
-    out["fundamentals"] = fundamentals_as_of(con, t, as_of)
+    out["fundamentals"], out["fundamentals_gaps"] = _best(con, t, as_of)
     return out
 
 
 def fundamentals_as_of(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date) -> dict[str, Any]:
-    """Per ratio, the latest value available on `as_of` from the best source that has one:
-    filing-derived values first, vendor sources only fill ratios the filings lack."""
-    rank = " ".join(f"WHEN '{s}' THEN {r}" for s, r in SOURCE_RANK.items())
+    """Per ratio, the latest value available on `as_of` from the best source that has one
+    (`BEST_ORDER`), with its `flags` and `contested` notes; None where no source has one."""
+    return _best(con, ticker, as_of)[0]
+
+
+def fundamentals_gaps(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date) -> dict[str, str]:
+    """Per ratio, why the latest period available on `as_of` has no value (a stale input, no
+    source with debt, ...) when that period is newer than the value shown, or none is."""
+    return _best(con, ticker, as_of)[1]
+
+
+def _best(
+    con: duckdb.DuckDBPyConnection, ticker: str, as_of: date
+) -> tuple[dict[str, Any], dict[str, str]]:
     rows = _rows(
         con.execute(
             f"""SELECT ratio, value, fiscal_year, fiscal_period, period_end,
-                   available_from AS filed, accession, source, estimated, price_date, concepts
+                   available_from AS filed, accession, source, estimated, price_date, concepts,
+                   flags, contested, note
             FROM fundamentals
-            WHERE ticker = ? AND available_from <= ? AND value IS NOT NULL
+            WHERE ticker = ? AND available_from <= ? AND (value IS NOT NULL OR note IS NOT NULL)
             QUALIFY row_number() OVER (
-                PARTITION BY ratio
-                ORDER BY CASE source {rank} ELSE 9 END, available_from DESC,
-                         period_end DESC NULLS LAST) = 1""",
+                PARTITION BY ratio, value IS NULL ORDER BY {BEST_ORDER}) = 1""",
             [ticker, as_of],
         )
     )
-    found = {r.pop("ratio"): r for r in rows}
-    return {name: found.get(name) for name in RATIOS}
+    found = {r["ratio"]: r for r in rows if r["value"] is not None}
+    gaps: dict[str, str] = {}
+    for r in rows:
+        shown = found.get(r["ratio"])
+        if r["value"] is None and (
+            shown is None
+            or (r["period_end"] and (shown["period_end"] or date.min) < r["period_end"])
+        ):
+            gaps[r["ratio"]] = f"{r['source']} {r['period_end']}: {r['note']}"
+    for r in found.values():
+        r.pop("ratio")
+        r.pop("note")
+    return {name: found.get(name) for name in RATIOS}, gaps
 
 
 def signals_between(

@@ -48,7 +48,10 @@ CREATE TABLE IF NOT EXISTS facts (
 CREATE TABLE IF NOT EXISTS fundamentals (
     ticker VARCHAR, fiscal_year INTEGER, fiscal_period VARCHAR, period_end DATE,
     ratio VARCHAR, value DOUBLE, source VARCHAR, available_from DATE, estimated BOOLEAN,
-    accession VARCHAR, concepts VARCHAR, price_date DATE, note VARCHAR
+    accession VARCHAR, concepts VARCHAR, price_date DATE, note VARCHAR,
+    -- data-quality checks its inputs failed (comma-separated); a row with flags and no value
+    -- says why a ratio is not computed. contested: the other sources that disagreed.
+    flags VARCHAR, contested VARCHAR, source_rank INTEGER
 );
 
 -- Quarterly inputs behind the filing-derived ratios (flows are the quarter's own).
@@ -68,4 +71,22 @@ CREATE TABLE IF NOT EXISTS sec_pit_rows (
     ticker VARCHAR, period_end DATE, available_date DATE, net_income DOUBLE, operating_cf DOUBLE,
     total_assets DOUBLE, equity DOUBLE, capex DOUBLE, free_cash_flow DOUBLE, file VARCHAR,
     line INTEGER
+);
+
+-- The same input from two sources for the same company and quarter (fundamentals/reconcile.py).
+CREATE TABLE IF NOT EXISTS reconciliation (
+    ticker VARCHAR, period_end DATE, item VARCHAR, source_a VARCHAR, value_a DOUBLE,
+    source_b VARCHAR, value_b DOUBLE, rel_diff DOUBLE, status VARCHAR
+);
+
+-- Snapshot precedence: filings first, then vendors by how often they agree with the filings.
+CREATE TABLE IF NOT EXISTS source_rank (
+    source VARCHAR PRIMARY KEY, rank INTEGER, compared INTEGER, agreed INTEGER, rate DOUBLE
+);
+
+-- Every data-quality finding on a vendor series (fundamentals/quality.py).
+CREATE TABLE IF NOT EXISTS quality_findings (
+    "check" VARCHAR, ticker VARCHAR, source VARCHAR, item VARCHAR, period_end DATE,
+    available_date DATE, value DOUBLE, other_source VARCHAR, other_value DOUBLE, reason VARCHAR,
+    file VARCHAR, line INTEGER
 );

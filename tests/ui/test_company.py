@@ -3,6 +3,7 @@ one SVG snapshot). The store is the session's `built_store` (the sample bundle).
 
 from __future__ import annotations
 
+import csv
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from fintrade_tui.store.company import (
 )
 from fintrade_tui.store.queries import fundamentals_as_of, signals_between, snapshot
 from fintrade_tui.store.workspace import open_workspace, save_questions
+from tests.conftest import BUNDLE
 
 # -- core ----------------------------------------------------------------------------------
 
@@ -88,15 +90,34 @@ def test_aapl_fy2024_q4_view(con) -> None:
     assert display_rows(view)[6][:2] == ("Debt/Equity", "1.8723")
 
 
-def test_tickers_without_filings_get_calendar_quarters(con) -> None:
+def test_tickers_without_filings_get_sec_pit_fiscal_quarters_from_their_filing_dates(con) -> None:
+    # AMD has no filings in the bundle but fundamentals-sec rows: the CSV, read here, gives
+    # each quarter's period end and the day it became available
+    rows = list(csv.DictReader((BUNDLE / "fundamentals-sec" / "AMD.csv").open()))
+    first = {}
+    for r in rows:
+        first.setdefault(r["period_end"], r["available_date"])
     qs = quarters(con, "AMD", lag_days=90)
+    assert qs and all(q["basis"] == "fiscal" and not q["estimated"] for q in qs)
+    assert {str(q["period_end"]): str(q["as_of"]) for q in qs} == first
+    q = qs[find_quarter(qs, "FY2024 Q4")]  # AMD's fiscal year ends in December
+    assert str(q["period_end"]).startswith("2024-12") and q["accession"] is None
+    view = quarter_view(con, "AMD", "FY2024 Q4")
+    assert (
+        view["badge"]
+        == f"as of {q['as_of']}: no filings in the store; SEC point-in-time data filed {q['as_of']}"
+    )
+
+
+def test_tickers_without_filings_or_sec_rows_get_calendar_quarters(con) -> None:
+    qs = quarters(con, "DOCU", lag_days=90)
     assert qs and all(q["basis"] == "calendar" and q["estimated"] for q in qs)
     assert all(q["as_of"] == q["period_end"] + timedelta(days=90) for q in qs)
     assert all(q["period_end"].month in (3, 6, 9, 12) for q in qs)
-    q = qs[find_quarter(qs, "CY2024 Q2")]
-    assert q["period_end"] == date(2024, 6, 30) and q["accession"] is None
-    view = quarter_view(con, "AMD", "CY2024 Q2")
-    assert view["badge"].startswith("as of 2024-09-28: no filings in the store")
+    q = qs[find_quarter(qs, "CY2023 Q2")]
+    assert q["period_end"] == date(2023, 6, 30) and q["accession"] is None
+    view = quarter_view(con, "DOCU", "CY2023 Q2")
+    assert view["badge"].startswith("as of 2023-09-28: no filings in the store")
 
 
 def test_chart_series_never_goes_past_as_of(con) -> None:
