@@ -23,9 +23,10 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 demo: venv
-	# the store is built once (about 1.5 min); then the explorer opens on the bundle, offline,
+	# the store is built once (about 1.5 min; again when its format changes); then the explorer
+	# opens on the bundle, offline,
 	# with the local model (RAG indexes a question's companies on its first run)
-	test -f data/fintrade.duckdb || $(BIN)/fintrade-tui ingest
+	$(BIN)/fintrade-tui ingest --if-outdated
 	$(BIN)/fintrade-tui tui
 
 lint: venv

@@ -10,14 +10,21 @@ from fintrade_tui.cli_output import console, fmt, print_table, progress_bars
 
 @main.command()
 @click.option("--strict", is_flag=True, help="fail (exit 2) instead of quarantining a price file")
+@click.option(
+    "--if-outdated", is_flag=True, help="only when the store is missing or another format"
+)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly
-def ingest(obj: Ctx, strict: bool, as_json: bool) -> None:
+def ingest(obj: Ctx, strict: bool, if_outdated: bool, as_json: bool) -> None:
     """Build the store from the bundle (atomic: a failure keeps the previous store)."""
     from fintrade_tui.ingest.pipeline import run_ingest
+    from fintrade_tui.store.db import STORE_VERSION, current
 
     cfg = obj.cfg
+    if if_outdated and current(cfg.store):
+        console.print(f"{cfg.store} is current (format {STORE_VERSION}): not rebuilt")
+        return
     with progress_bars(as_json) as reporter:
         s = run_ingest(cfg, reporter, strict=strict)
     data = {

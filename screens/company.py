@@ -32,10 +32,9 @@ from fintrade_tui.store.company import (
     quarter_view,
     quarters,
 )
+from fintrade_tui.store.company_text import COLUMNS
 from fintrade_tui.ui.charts import MacdChart, PriceChart, RsiChart, SeriesChart, VolumeChart
 from fintrade_tui.ui.frames import FramePaced
-
-COLUMNS = ("Ratio", "Value", "Previous quarter", "Change", "Source", "Filing")
 
 
 class CompanyScreen(FramePaced, Screen):

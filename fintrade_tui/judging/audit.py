@@ -202,6 +202,8 @@ def _store(snap: dict[str, Any], key: str) -> tuple[list[float], str | None]:
         parts = [f["source"], f"FY{f['fiscal_year']} {f['fiscal_period']}"]
         parts += [f"period end {f['period_end']}" if f.get("period_end") else ""]
         parts += [f"filed {f['filed']}", f"accession {f['accession']}" if f["accession"] else ""]
+        parts += [f"contested: {f['contested']}" if f.get("contested") else ""]
+        parts += [f"flagged: {f['flags']}" if f.get("flags") else ""]
         src = ", ".join(p for p in parts if p)
     else:
         vals = [snap["signals"].get(key)]

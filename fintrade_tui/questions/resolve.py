@@ -158,7 +158,8 @@ def _value(s: dict[str, Any], name: str, as_of: date) -> tuple[dict[str, Any] | 
     if KIND.get(name) == "ratio":
         f = s["fundamentals"].get(name)
         if not f:
-            return None, "no filing or vendor value available by as_of"
+            gap = (s.get("fundamentals_gaps") or {}).get(name)
+            return None, gap or "no filing or vendor value available by as_of"
         return {
             "value": f["value"],
             "kind": "ratio",
@@ -169,6 +170,9 @@ def _value(s: dict[str, Any], name: str, as_of: date) -> tuple[dict[str, Any] | 
             "available_from": f["filed"],
             "accession": f["accession"],
             "estimated": f["estimated"],
+            # other sources that disagreed, and checks an input failed (reconciled at ingest)
+            "contested": f.get("contested"),
+            "flags": f.get("flags"),
         }, ""
     if s["price_date"] is None:
         return None, "no prices on or before as_of"

@@ -26,6 +26,7 @@ from typing import Any
 import duckdb
 
 from fintrade_tui.errors import UserError
+from fintrade_tui.store.company_text import display_rows, provenance, quarter_label
 from fintrade_tui.store.queries import _rows, check_ticker, fundamentals_as_of, snapshot
 
 # The nine fundamentals of Table 6, in display order, with their labels.
@@ -45,6 +46,7 @@ CHART_FIELDS = [
 ]  # fmt: skip
 LEAD_DAYS = 152  # a default chart starts this long before the quarter end: the quarter + ~2 months
 DEFAULT_LAG = 90  # config `fundamentals.estimated_lag_days`
+__all__ = ["display_rows", "provenance", "quarter_label"]  # the text forms, kept importable here
 
 
 # -- universe ------------------------------------------------------------------------------
@@ -268,7 +270,9 @@ def quarter_view(
     (RATIO_LABELS order) ratio, label, value, previous, previous_source, change (value -
     previous; None when either is missing or they come from different sources), source,
     estimated, fiscal_year, fiscal_period, period_end (the period the value belongs to), form,
-    filed (the value's filing, or when a vendor value became available), accession.
+    filed (the value's filing, or when a vendor value became available), accession, flags
+    (quality checks its inputs failed), contested (other sources that disagreed) and gap (why
+    a newer period has no value: a stale input, no source with debt, ...).
     """
     info = company_info(con, ticker)
     t = info["ticker"]
@@ -276,7 +280,7 @@ def quarter_view(
     i = find_quarter(qs, quarter)
     q, prev = qs[i], (qs[i - 1] if i > 0 else None)
     snap = snapshot(con, t, q["as_of"])
-    now = snap["fundamentals"]
+    now, gaps = snap["fundamentals"], snap["fundamentals_gaps"]
     before = fundamentals_as_of(con, t, prev["as_of"]) if prev else {}
     forms = dict(
         con.execute("SELECT accession, form FROM filings WHERE ticker = ?", [t]).fetchall()
@@ -304,6 +308,9 @@ def quarter_view(
                 "form": forms.get(cur["accession"]) if cur else None,
                 "filed": cur["filed"] if cur else None,
                 "accession": cur["accession"] if cur else None,
+                "flags": cur.get("flags") if cur else None,
+                "contested": cur.get("contested") if cur else None,
+                "gap": gaps.get(ratio),  # why the latest period has no value, when it has none
             }
         )
     return {
@@ -318,64 +325,6 @@ def quarter_view(
         "close": snap["close"],
         "rows": rows,
     }
-
-
-def _num(v: float | None, fmt: str) -> str:
-    return "—" if v is None else format(v, fmt)
-
-
-def provenance(row: dict[str, Any]) -> str:
-    """The filing (or vendor availability) behind one `quarter_view` row, as one line."""
-    if row["value"] is None:
-        return ""
-    if row["accession"]:
-        return f"{row['form'] or 'filing'} filed {row['filed']} {row['accession']}"
-    if row["estimated"]:
-        return f"estimated, available {row['filed']}"
-    return f"vendor, filed {row['filed']}"
-
-
-def _period(r: dict[str, Any]) -> str:
-    if r["fiscal_year"] and r["fiscal_period"]:
-        return f"FY{r['fiscal_year']} {r['fiscal_period']}"
-    return f"period end {r['period_end']}"
-
-
-def display_rows(view: dict[str, Any]) -> list[tuple[str, ...]]:
-    """The fundamentals table as text: ratio, value, previous, change, source, filing.
-    A value that belongs to an earlier period than the quarter's says which one."""
-    out = []
-    pe = view["quarter"]["period_end"]
-    for r in view["rows"]:
-        source = r["source"] or "—"
-        if r["value"] is not None and r["period_end"] != pe:
-            source += f" ({_period(r)})"
-        out.append(
-            (
-                r["label"],
-                _num(r["value"], ".4f"),
-                _num(r["previous"], ".4f"),
-                "other source"
-                if r["change"] is None and r["previous"] is not None and r["value"] is not None
-                else _num(r["change"], "+.4f"),
-                source,
-                provenance(r),
-            )
-        )
-    return out
-
-
-def quarter_label(view: dict[str, Any]) -> str:
-    """ "FY2024 Q4 · period end 2024-09-28 · 10-K filed 2024-11-01 · 4/8" for the header."""
-    q = view["quarter"]
-    parts = [q["key"], f"period end {q['period_end']}"]
-    if q["form"]:
-        parts.append(f"{q['form']} filed {q['filed']}")
-    parts.append(f"{view['index'] + 1}/{view['count']}")
-    return " · ".join(parts)
-
-
-# -- charts --------------------------------------------------------------------------------
 
 
 def chart_window(q: dict[str, Any]) -> tuple[date, date, date]:

@@ -44,6 +44,17 @@ def connect(path: Path, read_only: bool = True) -> duckdb.DuckDBPyConnection:
     return con
 
 
+def current(path: Path) -> bool:
+    """Is there a store at `path` in this version's format?"""
+    if not path.exists():
+        return False
+    try:
+        with duckdb.connect(str(path), read_only=True) as con:
+            return store_version(con) == STORE_VERSION
+    except duckdb.Error:
+        return False
+
+
 def store_version(con: duckdb.DuckDBPyConnection) -> str | None:
     """The format a store says it has; None for a store from before formats were recorded."""
     try:

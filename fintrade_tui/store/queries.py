@@ -88,9 +88,16 @@ def fundamentals_as_of(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date)
 
 
 def fundamentals_gaps(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date) -> dict[str, str]:
-    """Per ratio, why the latest period available on `as_of` has no value (a stale input, no
-    source with debt, ...) when that period is newer than the value shown, or none is."""
+    """Per ratio, why it has no value on `as_of`: the latest period available has none, for a
+    known reason (a stale input, no source with debt, ...). An older period's value does not
+    stand in for it: those ratios are None in `fundamentals_as_of`."""
     return _best(con, ticker, as_of)[1]
+
+
+def _newer(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    if a["period_end"] and b["period_end"]:
+        return a["period_end"] > b["period_end"]
+    return a["filed"] > b["filed"]
 
 
 def _best(
@@ -112,11 +119,10 @@ def _best(
     gaps: dict[str, str] = {}
     for r in rows:
         shown = found.get(r["ratio"])
-        if r["value"] is None and (
-            shown is None
-            or (r["period_end"] and (shown["period_end"] or date.min) < r["period_end"])
-        ):
+        if r["value"] is None and (shown is None or _newer(r, shown)):
+            # the latest period's value is known to be unusable: no older one stands in for it
             gaps[r["ratio"]] = f"{r['source']} {r['period_end']}: {r['note']}"
+            found.pop(r["ratio"], None)
     for r in found.values():
         r.pop("ratio")
         r.pop("note")
