@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -20,19 +21,24 @@ from textual.worker import Worker, WorkerState
 from fintrade_tui.store.company import filter_universe, question_counts, universe
 from fintrade_tui.ui.frames import FramePaced
 
-COLUMNS = ("Ticker", "Name", "Sector", "Industry", "Prices", "Filings", "Questions")
+COLUMNS = ("Ticker", "Name", "Sector", "Industry", "Prices", "Filings", "Fundamentals", "Questions")
 
 
-def _cells(r: dict[str, Any]) -> tuple[str, ...]:
+def _cells(r: dict[str, Any]) -> tuple[str | Text, ...]:
     prices = f"{r['first_price']} – {r['last_price']}" if r["first_price"] else "—"
     questions = "—" if r["questions"] is None else str(r["questions"])
-    return (
+    fundamentals = r["coverage"]
+    if r["periods"]:
+        span = f"{r['first_period'].year}–{r['last_period'].year}"
+        fundamentals += f" · {r['periods']} periods {span}"
+    return (  # names come from reference files: text, never markup
         r["ticker"],
-        (r["name"] or "")[:34],
-        r["sector"] or "",
-        (r["industry"] or "")[:30],
+        Text((r["name"] or "")[:34]),
+        Text(r["sector"] or ""),
+        Text((r["industry"] or "")[:30]),
         prices,
         str(r["filings"]),
+        fundamentals,
         questions,
     )
 

@@ -5,8 +5,10 @@
   workspace by `question_counts`, passed in: the workspace is a separate database).
 - `quarters`: the quarters a ticker can be looked at, oldest first. Tickers with filings get
   their fiscal quarters, one per filing (a 10-K is the fourth quarter), available from the
-  filing date. Tickers without filings get the calendar quarter ends their prices (or vendor
-  fundamentals) cover, available `lag_days` after the quarter end and flagged `estimated`.
+  filing date. Tickers without filings get the quarters the vendor rows (sec_pit, polygon)
+  report, on the company's fiscal calendar, available from their filing date; tickers with
+  neither get the calendar quarter ends their prices cover, available `lag_days` after the
+  quarter end and flagged `estimated`.
 - `quarter_view`: the nine Table 6 fundamentals visible at the quarter's `as_of` (exactly what
   `snapshot(con, ticker, as_of)` returns), next to the previous quarter's values, with each
   value's source and filing, and a point-in-time badge.
@@ -68,18 +70,28 @@ def universe(
     con: duckdb.DuckDBPyConnection, question_counts: dict[str, int] | None = None
 ) -> list[dict]:
     """Every ticker with prices or filings, sorted: ticker, name, sector, industry,
-    first_price, last_price, filings, questions (None when no counts are given)."""
+    first_price, last_price, filings, questions (None when no counts are given), and its
+    fundamentals coverage: coverage (filings | vendor | none), periods (quarters with a
+    value), first_period, last_period."""
     rows = _rows(
         con.execute(
             """WITH t AS (SELECT DISTINCT ticker FROM prices
                           UNION SELECT DISTINCT ticker FROM filings),
                  px AS (SELECT ticker, min(date) AS first_price, max(date) AS last_price
                         FROM prices GROUP BY ticker),
-                 fl AS (SELECT ticker, count(*) AS filings FROM filings GROUP BY ticker)
+                 fl AS (SELECT ticker, count(*) AS filings FROM filings GROUP BY ticker),
+                 fu AS (SELECT ticker, count(DISTINCT coalesce(period_end, available_from))
+                               AS periods, min(coalesce(period_end, available_from))
+                               AS first_period, max(coalesce(period_end, available_from))
+                               AS last_period
+                        FROM fundamentals WHERE value IS NOT NULL GROUP BY ticker)
             SELECT t.ticker, c.name, c.sector, c.industry, px.first_price, px.last_price,
-                   coalesce(fl.filings, 0) AS filings
+                   coalesce(fl.filings, 0) AS filings,
+                   CASE WHEN fl.filings > 0 THEN 'filings' WHEN fu.periods > 0 THEN 'vendor'
+                        ELSE 'none' END AS coverage,
+                   coalesce(fu.periods, 0) AS periods, fu.first_period, fu.last_period
             FROM t LEFT JOIN companies c USING (ticker) LEFT JOIN px USING (ticker)
-                   LEFT JOIN fl USING (ticker)
+                   LEFT JOIN fl USING (ticker) LEFT JOIN fu USING (ticker)
             ORDER BY t.ticker"""
         )
     )
@@ -173,13 +185,17 @@ def quarters(
         return out
     vendor = _rows(
         con.execute(
-            """SELECT fiscal_year, fiscal_period, period_end, min(available_from) AS filed
-            FROM fundamentals WHERE ticker = ? AND source = 'sec_pit'
-            GROUP BY ALL ORDER BY period_end""",
+            """SELECT arg_min(fiscal_year, source <> 'sec_pit') AS fiscal_year,
+                   arg_min(fiscal_period, source <> 'sec_pit') AS fiscal_period,
+                   period_end, min(available_from) AS filed
+            FROM fundamentals
+            WHERE ticker = ? AND source <> 'filing' AND period_end IS NOT NULL AND NOT estimated
+              AND (source = 'sec_pit' OR value IS NOT NULL)
+            GROUP BY period_end ORDER BY period_end""",
             [t],
         )
     )
-    if vendor:  # SEC point-in-time quarters: each visible from its filing's date
+    if vendor:  # vendor quarters (sec_pit, polygon): each visible from its filing's date
         return [
             {
                 "key": f"FY{v['fiscal_year']} {v['fiscal_period']}"
@@ -244,13 +260,14 @@ def _badge(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date, lag_days: i
     ).fetchone()
     if last:
         return f"as of {as_of}: filings up to {last[0]} filed {last[1]}"
-    sec = con.execute(
-        """SELECT max(available_from) FROM fundamentals
-        WHERE ticker = ? AND source = 'sec_pit' AND available_from <= ?""",
+    vendor = con.execute(
+        """SELECT max(available_from), string_agg(DISTINCT source, ', ' ORDER BY source)
+        FROM fundamentals WHERE ticker = ? AND source <> 'filing' AND NOT estimated
+          AND available_from <= ?""",
         [ticker, as_of],
     ).fetchone()
-    if sec and sec[0]:
-        return f"as of {as_of}: no filings in the store; SEC point-in-time data filed {sec[0]}"
+    if vendor and vendor[0]:
+        return f"as of {as_of}: no filings in the store; {vendor[1]} data filed up to {vendor[0]}"
     return (
         f"as of {as_of}: no filings in the store; vendor fundamentals "
         f"(estimated: period end + {lag_days} d)"

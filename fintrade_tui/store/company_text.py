@@ -79,6 +79,6 @@ def quarter_label(view: dict[str, Any]) -> str:
     if q["form"]:
         parts.append(f"{q['form']} filed {q['filed']}")
     elif q.get("filed") and not q.get("estimated"):
-        parts.append(f"filed {q['filed']} (SEC point-in-time data)")
+        parts.append(f"filed {q['filed']} (vendor data)")
     parts.append(f"{view['index'] + 1}/{view['count']}")
     return " · ".join(parts)

@@ -6,7 +6,7 @@ nothing later is. Filing-derived fundamentals come first; other sources fill gap
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 import duckdb
@@ -19,6 +19,9 @@ from fintrade_tui.signals.compute import SIGNALS
 # fundamentals.source_rank (filings, then vendors by agreement with the filings)
 SOURCE_RANK = {"filing": 0, "fintradebench_precomputed": 1, "sec_pit": 2, "polygon": 3}
 _DEFAULT_RANK = " ".join(f"WHEN '{s}' THEN {r}" for s, r in SOURCE_RANK.items())
+# a ratio whose latest period ended longer ago than this is no longer the company's current one
+# (a year and a filing deadline): it is a gap with its reason, not a value
+OUTDATED_DAYS = 455
 # checks that say a value is probably wrong: a clean source's value wins over it
 DEMOTING = ("scale_error", "sign_flip", "flow_sum")
 # The one choice of a ratio's value among sources, shared by every point-in-time reader: a value
@@ -123,7 +126,15 @@ def _best(
             # the latest period's value is known to be unusable: no older one stands in for it
             gaps[r["ratio"]] = f"{r['source']} {r['period_end']}: {r['note']}"
             found.pop(r["ratio"], None)
-    for r in found.values():
+    for name, r in list(found.items()):
+        when = r["period_end"] or r["filed"]
+        if when < as_of - timedelta(days=OUTDATED_DAYS):  # not the current value any more
+            gaps[name] = (
+                f"the latest value is {r['source']}'s for {when}, more than {OUTDATED_DAYS} "
+                f"days before {as_of}: no source has a newer one"
+            )
+            del found[name]
+            continue
         r.pop("ratio")
         r.pop("note")
     return {name: found.get(name) for name in RATIOS}, gaps

@@ -1,0 +1,186 @@
+"""SEC point-in-time fundamentals for the whole index: values read from the bundle's CSVs in the
+tests (never constants copied from the code), available from their filing date and not a day
+earlier, agreeing with the filings where both exist, stale rows withheld with the reason, the
+seeds' coverage before and after, and 1,000 random snapshots that never see the future."""
+
+from __future__ import annotations
+
+import csv
+import random
+from datetime import date, timedelta
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from fintrade_tui.cli import main
+from fintrade_tui.questions.importers import read_questions
+from fintrade_tui.questions.resolve import Resolver
+from fintrade_tui.store.company import quarter_view
+from fintrade_tui.store.company_text import display_rows
+from fintrade_tui.store.queries import fundamentals_as_of, snapshot
+from tests.conftest import BUNDLE, write_config
+
+SEC = BUNDLE / "fundamentals-sec"
+SEEDS = BUNDLE / "fintradebench/questions/FinTradeBench_Golden_Seed_150.csv"
+D = date.fromisoformat
+
+
+def _csv(ticker: str) -> list[dict[str, str]]:
+    return list(csv.DictReader((SEC / f"{ticker}.csv").open(encoding="utf-8")))
+
+
+def _row(ticker: str, period_end: str) -> dict[str, str]:
+    return next(r for r in _csv(ticker) if r["period_end"] == period_end)
+
+
+def test_msft_quarter_to_2025_06_30_roa_from_the_file_available_from_its_filing(con) -> None:
+    r = _row("MSFT", "2025-06-30")
+    filed = D(r["available_date"])
+    view = quarter_view(con, "MSFT", "2025-06-30")
+    assert view["quarter"]["period_end"] == D("2025-06-30") and view["as_of"] == filed
+    roa = next(x for x in view["rows"] if x["ratio"] == "roa")
+    assert roa["value"] == pytest.approx(float(r["net_income"]) / float(r["total_assets"]))
+    assert (roa["source"], roa["filed"], roa["period_end"]) == ("sec_pit", filed, D("2025-06-30"))
+    # the day before its filing, the quarter's ROA does not exist yet
+    before = fundamentals_as_of(con, "MSFT", filed - timedelta(days=1))["roa"]
+    assert before["period_end"] < D("2025-06-30") and before["filed"] < filed
+
+
+@pytest.mark.parametrize("ticker", ["MSFT", "COST", "PEP", "QCOM"])
+def test_members_without_filings_show_roa_and_roe_for_their_2025_quarters(con, ticker) -> None:
+    rows = [r for r in _csv(ticker) if r["period_end"].startswith("2025")]
+    assert rows
+    for r in rows:
+        view = quarter_view(con, ticker, r["period_end"])
+        got = {x["ratio"]: x for x in view["rows"]}
+        assert got["roa"]["value"] == pytest.approx(
+            float(r["net_income"]) / float(r["total_assets"])
+        )
+        assert got["roa"]["source"] == "sec_pit" and got["roa"]["filed"] == D(r["available_date"])
+        text = {cells[0]: cells for cells in display_rows(view)}
+        assert text["ROA"][5] == f"vendor, filed {r['available_date']}"
+        if ticker == "QCOM":  # its equity is carried forward unchanged: no ROE, and why
+            assert got["roe"]["value"] is None and "stale_carry_forward" in got["roe"]["gap"]
+            assert text["ROE"][6].startswith("∅") and "unchanged for" in text["ROE"][6]
+        else:
+            assert got["roe"]["value"] == pytest.approx(float(r["net_income"]) / float(r["equity"]))
+
+
+def test_avgo_has_no_sec_rows_after_2019_and_says_so(con) -> None:
+    assert max(r["period_end"] for r in _csv("AVGO")) < "2020"
+    view = quarter_view(con, "AVGO", "2025-08-03")
+    got = {x["ratio"]: x for x in view["rows"]}
+    assert got["roa"]["value"] is None and "no source has a newer one" in got["roa"]["gap"]
+    assert got["earnings_price"]["source"] == "polygon"  # the vendor that does have 2025
+
+
+def test_sec_pit_agrees_with_the_filings_for_aapl_and_nvda(con) -> None:
+    rows = con.execute(
+        """SELECT ticker, item, status, value_a, value_b FROM reconciliation
+        WHERE source_a = 'filing' AND source_b = 'sec_pit' AND ticker IN ('AAPL', 'NVDA')
+          AND item IN ('net_income', 'total_assets')"""
+    ).fetchall()
+    assert {(t, i) for t, i, *_ in rows} == {
+        (t, i) for t in ("AAPL", "NVDA") for i in ("net_income", "total_assets")
+    }
+    assert all(status == "agree" for _, _, status, _, _ in rows), rows
+    # the bundle README's own figures for AAPL 2024-09-28 are in both
+    r = _row("AAPL", "2024-09-28")
+    assert (float(r["net_income"]), float(r["total_assets"])) == (14_736e6, 364_980e6)
+    (ni,) = con.execute(
+        """SELECT value FROM quarter_inputs WHERE ticker = 'AAPL' AND item = 'net_income'
+        AND period_end = DATE '2024-09-28'"""
+    ).fetchone()
+    assert ni == 14_736e6
+    rank = dict(con.execute("SELECT source, rate FROM source_rank").fetchall())
+    assert rank["sec_pit"] == 1.0
+
+
+def test_ingest_prints_each_sources_agreement_with_the_filings(tmp_path: Path, mini_bundle) -> None:
+    # the mini bundle's one AAPL 10-Q, and the real AAPL fundamentals-sec file beside it
+    (mini_bundle / "fundamentals-sec").mkdir()
+    (mini_bundle / "fundamentals-sec" / "AAPL.csv").write_bytes((SEC / "AAPL.csv").read_bytes())
+    cfg = write_config(tmp_path / "cfg", mini_bundle)
+    res = CliRunner().invoke(main, ["--config", str(cfg), "ingest"])
+    assert res.exit_code == 0, res.output
+    assert "agreement with the filings" in res.output
+    line = next(x for x in res.output.splitlines() if x.strip().startswith("sec_pit"))
+    agreed, compared = line.split()[2].split("/")
+    assert int(compared) > 0 and agreed == compared and "(100.0%)" in line
+
+
+def test_stale_rows_really_repeat_and_their_roe_is_never_computed(con) -> None:
+    found = con.execute(
+        """SELECT ticker, period_end, file, line FROM quality_findings
+        WHERE "check" = 'stale_carry_forward' AND item = 'equity'"""
+    ).fetchall()
+    tickers = {t for t, *_ in found}
+    assert {"QCOM", "CSX"} <= tickers
+    for _, end, file, line in found:
+        rows = list(csv.reader(Path(file).read_text(encoding="utf-8").splitlines()))
+        header, row, prev = rows[0], rows[line - 1], rows[line - 2]
+        assert row[header.index("period_end")] == str(end)
+        eq = header.index("equity")
+        assert row[eq] and float(row[eq]) == float(prev[eq])  # the value of the quarter before
+    computed = con.execute(
+        """SELECT count(*) FROM fundamentals f JOIN quality_findings q
+          ON q.ticker = f.ticker AND q.period_end = f.period_end AND q.item = 'equity'
+         AND q."check" = 'stale_carry_forward'
+        WHERE f.source = 'sec_pit' AND f.ratio IN ('roe', 'book_price') AND f.value IS NOT NULL"""
+    ).fetchone()[0]
+    assert computed == 0
+
+
+def _coverage(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    r = Resolver(con, date(2025, 9, 30))
+    return {q.id: r.evidence(r.resolve(q)).coverage for q in read_questions(SEEDS)}
+
+
+def _without_sec_pit(store: Path) -> duckdb.DuckDBPyConnection:
+    """The store as it was before sec_pit: the same tables, without its rows."""
+    con = duckdb.connect()
+    con.execute(f"ATTACH '{store}' AS s (READ_ONLY)")
+    for (name,) in con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_catalog = 's'"
+    ).fetchall():
+        if name == "sec_pit_rows":
+            continue
+        where = " WHERE source <> 'sec_pit'" if name == "fundamentals" else ""
+        con.execute(f"CREATE VIEW {name} AS SELECT * FROM s.{name}{where}")
+    return con
+
+
+def test_seed_coverage_rises_and_no_seed_loses_any(built_store, con) -> None:
+    before = _coverage(_without_sec_pit(built_store.store))
+    after = _coverage(con)
+    order = {"none": 0, "partial": 1, "full": 2}
+    full_before = sum(v == "full" for v in before.values())
+    full_after = sum(v == "full" for v in after.values())
+    assert full_before <= 40 and full_after >= 55, (full_before, full_after)
+    assert [q for q in before if order[after[q]] < order[before[q]]] == []
+
+
+def test_random_snapshots_never_use_a_sec_row_filed_after_their_date(con) -> None:
+    files = {p.stem: list(csv.DictReader(p.open(encoding="utf-8"))) for p in SEC.glob("*.csv")}
+    first = {  # (ticker, period_end) -> the earliest day the file makes the row available
+        (t, r["period_end"]): min(
+            x["available_date"] for x in rows if x["period_end"] == r["period_end"]
+        )
+        for t, rows in files.items()
+        for r in rows
+    }
+    known = {t for (t,) in con.execute("SELECT DISTINCT ticker FROM prices").fetchall()}
+    tickers = sorted(set(files) & known)
+    rng = random.Random(15)
+    seen = 0
+    for _ in range(1000):
+        t = rng.choice(tickers)
+        day = date(2010, 1, 1) + timedelta(days=rng.randrange(16 * 365))
+        for name, v in snapshot(con, t, day)["fundamentals"].items():
+            if v and v["source"] == "sec_pit":
+                seen += 1
+                assert v["filed"] <= day, (t, day, name)
+                assert first[(t, str(v["period_end"]))] <= str(day), (t, day, name)
+    assert seen > 1000  # the property was exercised, not vacuous
