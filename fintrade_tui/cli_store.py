@@ -42,6 +42,7 @@ def ingest(obj: Ctx, strict: bool, if_outdated: bool, as_json: bool) -> None:
             {k: a[k] for k in ("source", "rank", "compared", "agreed", "rate")} for a in s.agreement
         ],
         "quality_findings": s.findings,
+        "fundamentals_coverage": s.coverage,
         "conflicts": s.conflicts,
     }
     if as_json:
@@ -50,9 +51,9 @@ def ingest(obj: Ctx, strict: bool, if_outdated: bool, as_json: bool) -> None:
     for q in s.quarantined:
         console.print(f"[yellow]quarantined[/] {q.file}: {q.reason}")
     data["quarantined"] = len(s.quarantined)
-    rows = [
-        {"": k, "value": v} for k, v in data.items() if k not in ("agreement", "quality_findings")
-    ]
+    skip = ("agreement", "quality_findings", "fundamentals_coverage")
+    rows = [{"": k, "value": v} for k, v in data.items() if k not in skip]
+    rows += [{"": f"tickers with {k} fundamentals", "value": v} for k, v in s.coverage.items()]
     rows += [{"": f"quality: {k}", "value": v} for k, v in sorted(s.findings.items())]
     print_table(rows, "ingest summary")
     print_table(

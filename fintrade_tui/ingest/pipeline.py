@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -17,6 +18,7 @@ from fintrade_tui.ingest import filings as filing_io
 from fintrade_tui.ingest import prices as price_io
 from fintrade_tui.ingest import reconciled, reference
 from fintrade_tui.signals import compute
+from fintrade_tui.store.company import universe
 from fintrade_tui.store.db import STORE_VERSION, building
 
 
@@ -42,6 +44,7 @@ class Summary:
     agreement: list[dict] = field(default_factory=list)  # per vendor source vs the filings
     findings: dict[str, int] = field(default_factory=dict)  # quality check -> rows hit
     conflicts: int = 0  # input pairs two sources disagree on
+    coverage: dict[str, int] = field(default_factory=dict)  # tickers: filings | vendor | none
 
 
 def price_lookup(series: pd.DataFrame) -> Callable[[str, date], tuple[date, float] | None]:
@@ -175,6 +178,7 @@ def run_ingest(cfg: Config, report: Reporter | None = None, strict: bool = False
         summary.conflicts = rec.counts["conflicts"]
         tick(1)
         summary.signals = compute.build(con)
+        summary.coverage = dict(Counter(r["coverage"] for r in universe(con)))
         tick(1)
         con.execute(
             "INSERT INTO meta VALUES ('bundle', ?), ('built_at', ?), ('store_version', ?)",

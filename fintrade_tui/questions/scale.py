@@ -83,12 +83,18 @@ def scale_seed(
     if seed.scope == "market_scan":
         candidates = [(None, d) for d in dates]
     else:
-        # fundamentals need filings, which only a few companies have; signals need prices
-        if any(KIND.get(g) == "ratio" for g in seed.golden):
-            rows = r.con.execute("SELECT DISTINCT ticker FROM filings").fetchall()
-            universe = {t for (t,) in rows}
-        else:
-            universe = set(r.companies.known)
+        # fundamentals need a source with every golden ratio (filings or a vendor); signals
+        # need prices. The coverage check below still screens each candidate at its date.
+        ratios = sorted({g for g in seed.golden if KIND.get(g) == "ratio"})
+        universe = set(r.companies.known)
+        if ratios:
+            rows = r.con.execute(
+                """SELECT ticker FROM fundamentals
+                WHERE value IS NOT NULL AND list_contains(?::VARCHAR[], ratio)
+                GROUP BY ticker HAVING count(DISTINCT ratio) = ?""",
+                [ratios, len(ratios)],
+            ).fetchall()
+            universe &= {t for (t,) in rows}
         pool = sorted(universe - set(seed.tickers))
         n = len(seed.tickers)
         if len(pool) < n:
