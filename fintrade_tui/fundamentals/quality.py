@@ -236,16 +236,7 @@ def _scale_sources(q: pd.DataFrame) -> pd.DataFrame:
             h["sec_net_income"], f, h["net_income"], h["period"], h["filing_date"], strict=True
         )
     ]
-    return _findings(
-        "scale_error",
-        h,
-        SEC,
-        "net_income",
-        value=h["sec_net_income"],
-        other_source=[POLYGON] * len(h),
-        other_value=h["net_income"],
-        reason=reason,
-    )
+    return _against_polygon("scale_error", h, reason)
 
 
 def _sign_flip(q: pd.DataFrame) -> pd.DataFrame:
@@ -259,8 +250,13 @@ def _sign_flip(q: pd.DataFrame) -> pd.DataFrame:
             h["sec_net_income"], h["net_income"], h["period"], h["filing_date"], strict=True
         )
     ]
+    return _against_polygon("sign_flip", h, reason)
+
+
+def _against_polygon(check: str, h: pd.DataFrame, reason: list[str]) -> pd.DataFrame:
+    """Findings on sec_pit net income rows, each against polygon's value for the quarter."""
     return _findings(
-        "sign_flip",
+        check,
         h,
         SEC,
         "net_income",

@@ -184,3 +184,26 @@ def test_random_snapshots_never_use_a_sec_row_filed_after_their_date(con) -> Non
                 assert v["filed"] <= day, (t, day, name)
                 assert first[(t, str(v["period_end"]))] <= str(day), (t, day, name)
     assert seen > 1000  # the property was exercised, not vacuous
+
+
+def test_the_oracle_and_the_audit_say_when_a_value_was_contested(con) -> None:
+    from fintrade_tui.judging.audit import audit
+    from fintrade_tui.questions.model import Question
+
+    nov1 = date(2024, 11, 1)
+    (paper,) = con.execute(  # the paper's own ROE for the same report, which differs
+        """SELECT value FROM fundamentals WHERE ticker = 'AAPL' AND ratio = 'roe'
+        AND source = 'fintradebench_precomputed' AND available_from = ?""",
+        [nov1],
+    ).fetchone()
+    roe = snapshot(con, "AAPL", nov1)["fundamentals"]["roe"]
+    assert (
+        roe["source"] == "filing" and f"fintradebench_precomputed {paper:.4g}" in roe["contested"]
+    )
+    q = Question("q", "jsonl", "F", "How profitable is Apple?", tickers=["AAPL"], as_of=nov1)
+    (c,) = audit(f"Apple's ROE is {roe['value']:.4f}.", q, con)["claims"]
+    assert c["verdict"] == "SUPPORTED" and "contested: fintradebench_precomputed" in c["source"]
+    r = Resolver(con, date(2025, 9, 30))
+    oracle = r.evidence(r.resolve(Question("o", "jsonl", "F", "Apple's ROE as of Nov 1, 2024?",
+                                           golden_raw=["ROE"]))).oracle  # fmt: skip
+    assert oracle["AAPL"]["roe"]["contested"] == roe["contested"]
