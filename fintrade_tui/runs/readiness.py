@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fintrade_tui.config import Config
-from fintrade_tui.store.db import connect
+from fintrade_tui.store.db import connect, current
 
 SEEDS = "fintradebench/questions/FinTradeBench_Golden_Seed_150.csv"
 Say = Callable[[str], None]
@@ -17,11 +17,13 @@ Reporter = Any  # the progress callback type the ingest and index builders take
 
 
 def ensure_store(cfg: Config, say: Say, progress: Reporter = None) -> None:
-    if cfg.store.exists():
+    """Build the store when there is none, or it has another version's format."""
+    if current(cfg.store):
         return
     from fintrade_tui.ingest.pipeline import run_ingest
 
-    say(f"no store at {cfg.store}: building it from {cfg.bundle} (about 1.5 min, once)")
+    why = "an older format" if cfg.store.exists() else "no store"
+    say(f"{why} at {cfg.store}: building it from {cfg.bundle} (about 1.5 min, once)")
     run_ingest(cfg, progress)
 
 

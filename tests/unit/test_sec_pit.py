@@ -207,3 +207,65 @@ def test_the_oracle_and_the_audit_say_when_a_value_was_contested(con) -> None:
     oracle = r.evidence(r.resolve(Question("o", "jsonl", "F", "Apple's ROE as of Nov 1, 2024?",
                                            golden_raw=["ROE"]))).oracle  # fmt: skip
     assert oracle["AAPL"]["roe"]["contested"] == roe["contested"]
+
+
+def test_quality_lists_each_finding_with_its_file_line_and_reason(built_store) -> None:
+    import json
+
+    config = ["--config", str(built_store.source_file)]
+    res = CliRunner().invoke(main, [*config, "quality", "QCOM", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    stale = [f for f in out["findings"] if f["check"] == "stale_carry_forward"]
+    assert out["counts"]["stale_carry_forward"] == len(stale) > 0
+    for f in stale:  # the line it names is that quarter's row of QCOM.csv
+        assert f["file"].endswith("QCOM.csv") and "unchanged for" in f["reason"]
+        line = (SEC / "QCOM.csv").read_text(encoding="utf-8").splitlines()[f["line"] - 1]
+        assert line.split(",")[1] == f["period_end"]
+    assert out["agreement"][0]["source"] == "filing"
+    bad = CliRunner().invoke(main, [*config, "quality", "--check", "x"])
+    assert bad.exit_code == 2 and "is not a check" in bad.output
+
+
+def test_bad_sec_files_and_rows_are_quarantined_the_rest_kept(tmp_path: Path) -> None:
+    from fintrade_tui.fundamentals import sec_pit
+
+    folder = tmp_path / "fundamentals-sec"
+    folder.mkdir()
+    (folder / "NODATE.csv").write_text("ticker,period_end,net_income\nNODATE,2024-03-31,1\n")
+    (folder / "SOME.csv").write_text(
+        "ticker,period_end,available_date,net_income,total_assets\n"
+        "SOME,2024-03-31,2024-04-30,5,100\n"
+        "SOME,2024-06-31,2024-07-30,6,110\n"  # June has 30 days
+        "SOME,2024-09-30,2024-10-30,,120\n"
+    )
+    rows, bad = sec_pit.read(tmp_path)
+    assert sorted(rows["period_end"].astype(str)) == ["2024-03-31", "2024-09-30"]
+    assert rows["equity"].isna().all() and rows["net_income"].isna().sum() == 1  # NULL, not 0
+    reasons = {b.ticker: b.reason for b in bad}
+    assert reasons["NODATE"].startswith("no available_date column")
+    assert reasons["SOME"].startswith("1 row(s) with a missing or bad date (line 3)")
+
+
+def test_a_store_of_another_format_is_refused_and_rebuilt_only_when_outdated(
+    tmp_path: Path, mini_bundle
+) -> None:
+    from fintrade_tui.errors import UserError
+    from fintrade_tui.store.db import STORE_VERSION, connect, current
+
+    cfg = write_config(tmp_path / "cfg", mini_bundle)
+    store = tmp_path / "cfg" / "store.duckdb"
+    run = lambda *a: CliRunner().invoke(main, ["--config", str(cfg), *a])  # noqa: E731
+    assert run("ingest", "--if-outdated").exit_code == 0 and current(store)
+    again = run("ingest", "--if-outdated")
+    assert "not rebuilt" in again.output
+    with duckdb.connect(str(store)) as con:  # as a store of the previous format says
+        con.execute("UPDATE meta SET value = '1' WHERE key = 'store_version'")
+    with pytest.raises(UserError, match="run `fintrade-tui ingest` to rebuild it"):
+        connect(store)
+    assert not current(store)
+    assert "not rebuilt" not in run("ingest", "--if-outdated").output
+    with connect(store) as con:
+        assert con.execute("SELECT value FROM meta WHERE key = 'store_version'").fetchone() == (
+            STORE_VERSION,
+        )
