@@ -22,7 +22,7 @@ from fintrade_tui.questions.companies import index_members
 from fintrade_tui.questions.indicators import KIND, LABEL, SYNONYMS, canonical
 from fintrade_tui.runs.evidence import EvidenceItem
 from fintrade_tui.signals.compute import SIGNALS
-from fintrade_tui.store.queries import BEST_ORDER, check_ticker, fundamentals_as_of
+from fintrade_tui.store.queries import best_many, check_ticker, fundamentals_as_of
 
 MAX_WINDOW_ROWS = 60
 MAX_CALLS = 12
@@ -277,19 +277,10 @@ def cross_section(
     }
     if rat and rows:
         # the same choice as store.queries.fundamentals_as_of, for many tickers in one query
-        for t, ratio, *rest in con.execute(
-            f"""SELECT ticker, ratio, value, fiscal_year, fiscal_period, period_end,
-                   available_from, accession, source
-            FROM fundamentals
-            WHERE list_contains(?::VARCHAR[], ticker) AND list_contains(?::VARCHAR[], ratio)
-              AND available_from <= ? AND value IS NOT NULL
-            QUALIFY row_number() OVER (
-                PARTITION BY ticker, ratio
-                ORDER BY {BEST_ORDER}) = 1""",
-            [list(rows), rat, as_of],
-        ).fetchall():
-            keys = ("value", "fiscal_year", "fiscal_period", "period_end", "filed", "accession")
-            rows[t]["fundamentals"][ratio] = dict(zip((*keys, "source"), rest, strict=True))
+        keys = ("value", "fiscal_year", "fiscal_period", "period_end", "filed", "accession")
+        for t, (found, _) in best_many(con, list(rows), as_of, rat).items():
+            for ratio, v in found.items():
+                rows[t]["fundamentals"][ratio] = {k: v[k] for k in (*keys, "source")}
     missing = sorted(set(tickers) - set(rows))
     return list(rows.values()), missing
 

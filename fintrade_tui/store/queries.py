@@ -106,38 +106,59 @@ def _newer(a: dict[str, Any], b: dict[str, Any]) -> bool:
 def _best(
     con: duckdb.DuckDBPyConnection, ticker: str, as_of: date
 ) -> tuple[dict[str, Any], dict[str, str]]:
+    found, gaps = best_many(con, [ticker], as_of).get(ticker, ({}, {}))
+    return {name: found.get(name) for name in RATIOS}, gaps
+
+
+def best_many(
+    con: duckdb.DuckDBPyConnection,
+    tickers: list[str],
+    as_of: date,
+    ratios: list[str] | None = None,
+) -> dict[str, tuple[dict[str, Any], dict[str, str]]]:
+    """Per ticker: (ratio -> the value a snapshot shows, ratio -> why there is none), in one
+    query for many tickers. `BEST_ORDER` picks the row; a newer period known to be unusable
+    (a stale input, no source with debt) or a value older than `OUTDATED_DAYS` is a gap."""
     rows = _rows(
         con.execute(
-            f"""SELECT ratio, value, fiscal_year, fiscal_period, period_end,
+            f"""SELECT ticker, ratio, value, fiscal_year, fiscal_period, period_end,
                    available_from AS filed, accession, source, estimated, price_date, concepts,
                    flags, contested, note
             FROM fundamentals
-            WHERE ticker = ? AND available_from <= ? AND (value IS NOT NULL OR note IS NOT NULL)
+            WHERE list_contains(?::VARCHAR[], ticker) AND available_from <= ?
+              AND (?::VARCHAR[] IS NULL OR list_contains(?::VARCHAR[], ratio))
+              AND (value IS NOT NULL OR note IS NOT NULL)
             QUALIFY row_number() OVER (
-                PARTITION BY ratio, value IS NULL ORDER BY {BEST_ORDER}) = 1""",
-            [ticker, as_of],
+                PARTITION BY ticker, ratio, value IS NULL ORDER BY {BEST_ORDER}) = 1""",
+            [tickers, as_of, ratios, ratios],
         )
     )
-    found = {r["ratio"]: r for r in rows if r["value"] is not None}
-    gaps: dict[str, str] = {}
+    out: dict[str, tuple[dict[str, Any], dict[str, str]]] = {}
     for r in rows:
+        out.setdefault(r["ticker"], ({}, {}))
+    for r in rows:
+        if r["value"] is not None:
+            out[r["ticker"]][0][r["ratio"]] = r
+    for r in rows:
+        found, gaps = out[r["ticker"]]
         shown = found.get(r["ratio"])
         if r["value"] is None and (shown is None or _newer(r, shown)):
             # the latest period's value is known to be unusable: no older one stands in for it
             gaps[r["ratio"]] = f"{r['source']} {r['period_end']}: {r['note']}"
             found.pop(r["ratio"], None)
-    for name, r in list(found.items()):
-        when = r["period_end"] or r["filed"]
-        if when < as_of - timedelta(days=OUTDATED_DAYS):  # not the current value any more
-            gaps[name] = (
-                f"the latest value is {r['source']}'s for {when}, more than {OUTDATED_DAYS} "
-                f"days before {as_of}: no source has a newer one"
-            )
-            del found[name]
-            continue
-        r.pop("ratio")
-        r.pop("note")
-    return {name: found.get(name) for name in RATIOS}, gaps
+    for found, gaps in out.values():
+        for name, r in list(found.items()):
+            when = r["period_end"] or r["filed"]
+            if when < as_of - timedelta(days=OUTDATED_DAYS):  # not the current value any more
+                gaps[name] = (
+                    f"the latest value is {r['source']}'s for {when}, more than "
+                    f"{OUTDATED_DAYS} days before {as_of}: no source has a newer one"
+                )
+                del found[name]
+                continue
+            for k in ("ticker", "ratio", "note"):
+                r.pop(k)
+    return out
 
 
 def signals_between(
