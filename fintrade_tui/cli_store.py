@@ -140,7 +140,7 @@ def facts(obj: Ctx, ticker: str, concept: str, dimensional: bool, as_json: bool)
 
 @main.command()
 @click.argument("ticker")
-@click.option("--source", help="filing, fintradebench_precomputed or polygon")
+@click.option("--source", help="filing, fintradebench_precomputed, sec_pit or polygon")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly

@@ -183,11 +183,12 @@ def filing_annuals(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     concept of the filings' list that has one."""
     from fintrade_tui.fundamentals.concepts import FLOWS
 
-    parts = []
-    for col, item in (("net_income", "net_income"), ("operating_cf", "operating_cash_flow")):
-        for priority, concept in enumerate(FLOWS[item]):
-            parts.append((col, priority, concept))
-    if not parts or not {"facts", "filings"} <= _tables(con):
+    parts = [
+        (col, priority, concept)
+        for col, item in (("net_income", "net_income"), ("operating_cf", "operating_cash_flow"))
+        for priority, concept in enumerate(FLOWS[item])
+    ]
+    if not {"facts", "filings"} <= _tables(con):
         return pd.DataFrame(columns=["ticker", "period_end", "item", "value", "source"])
     con.register("_concepts", pd.DataFrame(parts, columns=["item", "priority", "concept"]))
     try:

@@ -27,6 +27,7 @@ from typing import Any
 import pandas as pd
 
 from fintrade_tui.fundamentals.derive import split_factors
+from fintrade_tui.fundamentals.sources import fourth_quarter
 
 SOURCE = "sec_pit"
 BLOCKING = {"stale_carry_forward"}  # the value is not this period's: never used
@@ -61,8 +62,7 @@ def _polygon_by_filing(polygon: pd.DataFrame) -> dict[tuple[str, date], dict[str
                 if kind.startswith("Q") and kind[1:].isdigit():
                     quarters[(y, int(kind[1:]))] = revenue
                 elif kind == "FY":
-                    first = [quarters.get((y, q)) for q in (1, 2, 3)]
-                    revenue = revenue - sum(first) if all(v is not None for v in first) else None
+                    revenue = fourth_quarter(quarters, y, revenue)
             sh = it["shares_outstanding"]
             out[(ticker, it["filing_date"])] = {
                 "revenue": revenue,

@@ -105,6 +105,15 @@ def polygon(bundle: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def fourth_quarter(
+    quarters: dict[tuple[int, int], float], year: int, annual: float
+) -> float | None:
+    """A flow's fourth quarter from polygon's "FY" value: the year minus its first three
+    quarters ((year, quarter) -> value), or None when one of them is missing."""
+    first = [quarters.get((year, q)) for q in (1, 2, 3)]
+    return None if any(v is None for v in first) else annual - sum(first)
+
+
 def polygon_ratios(raw: pd.DataFrame, price_at) -> pd.DataFrame:
     """Earnings/Price from polygon: trailing-12-month net income / (close x shares) at filing.
 
@@ -129,9 +138,9 @@ def polygon_ratios(raw: pd.DataFrame, price_at) -> pd.DataFrame:
             if ni is None or pd.isna(ni):
                 continue
             if kind == "FY":
-                qs = [quarters.get((year, q)) for q in (1, 2, 3)]
-                if all(q is not None for q in qs):
-                    quarters[(year, 4)] = ni - sum(qs)
+                q4 = fourth_quarter(quarters, year, ni)
+                if q4 is not None:
+                    quarters[(year, 4)] = q4
                 ttm, how = ni, "FY net income"
             elif kind.startswith("Q") and kind[1:].isdigit():
                 q = int(kind[1:])

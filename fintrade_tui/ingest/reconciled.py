@@ -16,7 +16,7 @@ import pandas as pd
 
 from fintrade_tui.fundamentals import quality, reconcile, sec_ratios
 from fintrade_tui.fundamentals.sec_ratios import PriceLookup
-from fintrade_tui.questions.fiscal import NAMED_BY_START_YEAR, PLAUSIBLE_DAYS, FiscalCalendar
+from fintrade_tui.questions.fiscal import FiscalCalendar
 
 
 @dataclass
@@ -44,7 +44,7 @@ def build(
     parts = [p for p in (fundamentals, sec_rows) if len(p)]
     fund = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
     if len(fund):
-        fund["period_end"] = polygon_period_ends(fund, sec, calendar)
+        fund["period_end"] = polygon_period_ends(fund, calendar)
     recon = reconcile.reconcile(con, tolerance)
     if fund.empty:
         pairs = pd.DataFrame(columns=["row_a", "source_a", "source_b", "value_b", "status"])
@@ -62,34 +62,22 @@ def build(
     counts = {
         "findings": findings.groupby("check").size().to_dict() if len(findings) else {},
         "conflicts": int((recon["status"] == "conflict").sum()) if len(recon) else 0,
-        "compared": len(recon),
     }
     return Reconciled(fund, findings, recon, ranks, counts)
 
 
-def polygon_period_ends(
-    fund: pd.DataFrame, sec: pd.DataFrame, calendar: FiscalCalendar
-) -> pd.Series:
+def polygon_period_ends(fund: pd.DataFrame, calendar: FiscalCalendar) -> pd.Series:
     """`period_end` with polygon's gaps filled: polygon gives a label ("Q3 2025") and a filing
     date, no period end. The sec_pit row filed the same day gives it (its latest plausible
     period: the filing's own quarter), else the company's fiscal calendar does; a row neither
     can place keeps NULL. Snapshots order by period, so a vendor row needs one to compete."""
     ends = fund["period_end"].copy()
     todo = fund.index[(fund["source"] == "polygon") & fund["period_end"].isna()]
-    if not len(todo):
-        return ends
-    filed: dict[tuple[str, Any], Any] = {}
-    if len(sec):
-        ok = sec[(sec["period_end"] < sec["available_date"])]
-        for t, avail, end in ok[["ticker", "available_date", "period_end"]].itertuples(index=False):
-            if (avail - end).days <= PLAUSIBLE_DAYS and end > filed.get((t, avail), end.min):
-                filed[(t, avail)] = end
     for i in todo:
         t, fy, fp = fund.at[i, "ticker"], fund.at[i, "fiscal_year"], fund.at[i, "fiscal_period"]
-        end = filed.get((t, fund.at[i, "available_from"]))
-        if end is None and calendar.knows(t) and pd.notna(fy) and str(fp)[1:].isdigit():
-            year = int(fy) - (1 if t in NAMED_BY_START_YEAR else 0)  # polygon labels by the end
-            end = calendar.period(t, year, int(str(fp)[1:])).end
+        end = calendar.reported_end(t, fund.at[i, "available_from"])
+        if end is None and pd.notna(fy) and str(fp)[1:].isdigit():
+            end = calendar.vendor_label_end(t, int(fy), int(str(fp)[1:]))
         if end is not None:
             ends.at[i] = end
     return ends

@@ -90,6 +90,8 @@ class _Company:
     known: bool = False
     ends: dict[date, Report | None] = field(default_factory=dict)  # report period ends
     labelled: dict[tuple[int, int | None], Report] = field(default_factory=dict)  # vendor labels
+    filed: dict[date, list[date]] = field(default_factory=dict)  # filing day -> period ends
+    vendor_shift: int = 0  # filer's fiscal year = the vendor label's year + this
 
 
 def _month_end(y: int, m: int) -> date:
@@ -119,8 +121,7 @@ class FiscalCalendar:
             return self._companies
         have = _tables(self.con)
         out: dict[str, _Company] = {}
-        # (ticker, fiscal_year, quarter or None, period_end or None, report)
-        fy_ends: list[tuple[str, int, date]] = []
+        fy_ends: dict[str, list[tuple[int, date]]] = {}  # ticker -> (fiscal year, its end)
         if "filings" in have:
             for t, form, filed, end, fy, acc in self.con.execute(
                 """SELECT ticker, form, filed, period_end, fiscal_year, accession
@@ -130,8 +131,7 @@ class FiscalCalendar:
                 rep = Report(filed, "filings", form, acc)
                 c.ends[end] = _earlier(c.ends.get(end), rep)
                 if form == "10-K" and fy:
-                    fy_ends.append((t, int(fy), end))
-        sec_by_filed: dict[tuple[str, date], list[date]] = {}
+                    fy_ends.setdefault(t, []).append((int(fy), end))
         if "sec_pit_rows" in have:
             for t, end, avail in self.con.execute(
                 "SELECT DISTINCT ticker, period_end, available_date FROM sec_pit_rows"
@@ -139,7 +139,7 @@ class FiscalCalendar:
                 c = out.setdefault(t, _Company())
                 rep = Report(avail, "sec_pit") if _plausible(end, avail) else None
                 c.ends[end] = _earlier(c.ends.get(end), rep)
-                sec_by_filed.setdefault((t, avail), []).append(end)
+                c.filed.setdefault(avail, []).append(end)
         if "polygon_fundamentals" in have:
             for t, period, filed in self.con.execute(
                 "SELECT ticker, period, filing_date FROM polygon_fundamentals"
@@ -152,11 +152,11 @@ class FiscalCalendar:
                 c.labelled[(year, quarter)] = Report(filed, "polygon")
                 # a 10-K and a 10-Q filed the same day: the year ended at the earlier period end
                 # (rows filed that day for a year earlier are restated comparatives)
-                ends = [e for e in sec_by_filed.get((t, filed), []) if _plausible(e, filed)]
+                ends = [e for e in c.filed.get(filed, []) if _plausible(e, filed)]
                 if quarter is None and ends:
-                    fy_ends.append((t, year, min(ends)))
+                    fy_ends.setdefault(t, []).append((year, min(ends)))
         for t, c in out.items():
-            anchors = [(fy, end) for tt, fy, end in fy_ends if tt == t]
+            anchors = fy_ends.get(t, [])
             if anchors:
                 c.known = True
                 c.month = Counter((e - SLACK).month for _, e in anchors).most_common(1)[0][0]
@@ -165,9 +165,25 @@ class FiscalCalendar:
                 r and r.source == "filings" for r in c.ends.values()
             ):
                 c.offset -= 1  # the vendor's label is the year it ends in; the filer's is one less
+                c.vendor_shift = -1
                 c.labelled = {(y - 1, q): r for (y, q), r in c.labelled.items()}
         self._companies = out
         return out
+
+    def reported_end(self, ticker: str, filed: date) -> date | None:
+        """The quarter a report filed on `filed` closed: the latest plausible period end of the
+        rows filed that day (earlier ones are the comparatives it restates)."""
+        c = self._load().get(ticker)
+        ends = [e for e in (c.filed.get(filed, []) if c else []) if _plausible(e, filed)]
+        return max(ends, default=None)
+
+    def vendor_label_end(self, ticker: str, label_year: int, quarter: int) -> date | None:
+        """Period end of a vendor's "Qn YYYY" label on a calendar the store knows, with the
+        vendor's year naming brought to the filer's (`NAMED_BY_START_YEAR`)."""
+        c = self._load().get(ticker)
+        if c is None or not c.known:
+            return None
+        return self.period(ticker, label_year + c.vendor_shift, quarter).end
 
     def knows(self, ticker: str) -> bool:
         c = self._load().get(ticker)

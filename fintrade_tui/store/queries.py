@@ -198,7 +198,7 @@ def fundamentals_for(
     return _rows(
         con.execute(
             """SELECT fiscal_year, fiscal_period, period_end, ratio, value, source, available_from,
-                   estimated, accession, concepts, price_date, note
+                   estimated, accession, concepts, price_date, note, flags, contested
             FROM fundamentals WHERE ticker = ? AND (? IS NULL OR source = ?)
             ORDER BY coalesce(period_end, available_from), ratio, source""",
             [t, source, source],
