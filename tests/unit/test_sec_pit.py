@@ -20,7 +20,7 @@ from fintrade_tui.questions.resolve import Resolver
 from fintrade_tui.store.company import quarter_view
 from fintrade_tui.store.company_text import display_rows
 from fintrade_tui.store.queries import fundamentals_as_of, snapshot
-from tests.conftest import BUNDLE, write_config
+from tests.conftest import BUNDLE, needs_bundle, write_config
 
 SEC = BUNDLE / "fundamentals-sec"
 SEEDS = BUNDLE / "fintradebench/questions/FinTradeBench_Golden_Seed_150.csv"
@@ -98,6 +98,7 @@ def test_sec_pit_agrees_with_the_filings_for_aapl_and_nvda(con) -> None:
     assert rank["sec_pit"] == 1.0
 
 
+@needs_bundle
 def test_ingest_prints_each_sources_agreement_with_the_filings(tmp_path: Path, mini_bundle) -> None:
     # the mini bundle's one AAPL 10-Q, and the real AAPL fundamentals-sec file beside it
     (mini_bundle / "fundamentals-sec").mkdir()
