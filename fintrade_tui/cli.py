@@ -92,3 +92,4 @@ def main(ctx: click.Context, config: str | None, bundle: str | None) -> None:
 from fintrade_tui import cli_judging, cli_pull, cli_questions, cli_retrieval  # noqa: E402,F401,I001
 from fintrade_tui import cli_quality, cli_runs, cli_store, cli_tui  # noqa: E402,F401,I001
 from fintrade_tui import cli_imports  # noqa: E402,F401,I001
+from fintrade_tui import cli_models  # noqa: E402,F401,I001

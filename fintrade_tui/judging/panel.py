@@ -12,6 +12,9 @@ import json
 from collections.abc import Sequence
 
 VOTE_VALUES = (0, 1, 2)
+# A bounded reason, because llama.cpp's grammar honours maxLength: a small model otherwise
+# repeats its justification until the token cap and the JSON is cut off.
+REASON: dict = {"type": "string", "minLength": 1, "maxLength": 120}
 
 
 def choice_schema(field: str, kind: str, values: Sequence[object]) -> dict:
@@ -20,7 +23,7 @@ def choice_schema(field: str, kind: str, values: Sequence[object]) -> dict:
     replies are validated anyway (a hosted model may ignore the schema)."""
     return {
         "type": "object",
-        "properties": {field: {"type": kind, "enum": list(values)}, "reason": {"type": "string"}},
+        "properties": {field: {"type": kind, "enum": list(values)}, "reason": REASON},
         "required": [field, "reason"],
         "additionalProperties": False,
     }

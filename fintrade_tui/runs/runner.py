@@ -115,7 +115,7 @@ class Runner:
     # -- the run --
     async def stream(self, spec: RunSpec) -> AsyncIterator[RunEvent]:
         m = llm.model_spec(self.cfg, spec.model)
-        kwargs = llm.call_kwargs(spec.model, m)
+        kwargs = llm.call_kwargs(spec.model, m, self.cfg.model_dir)
         params = llm.public_params(m)
         row: dict[str, Any] = {
             "batch": spec.batch,

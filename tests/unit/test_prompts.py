@@ -110,12 +110,12 @@ def test_as_of_sentence_at_every_level_and_condition(level: str, condition: str)
 
 def test_l1_is_one_sentence_and_the_question() -> None:
     p = build_prompt(question(), evidence(condition="no_rag"), "L1")
-    assert p.messages[0]["content"] == AS_OF
+    assert p.messages[0]["content"].startswith(AS_OF + "\n\nText between <evidence>")
     directive, q = p.messages[1]["content"].split("\n\n")
     assert re.fullmatch(r"[^.?!]+[.?!]", directive)
     assert q.startswith("Question: How did AAPL's return on equity change")
     assert "Companies: AAPL" in q and "Period in question: 2024-08-01 to 2024-11-05" in q
-    assert "<evidence>" not in p.text and p.evidence_ids == []
+    assert "<evidence>" not in p.messages[1]["content"] and p.evidence_ids == []
 
 
 def test_l4_has_criteria_but_no_citation_duty() -> None:
@@ -138,7 +138,7 @@ def test_l5_l6_without_evidence_say_so_instead_of_citing() -> None:
     for level in ("L5", "L6"):
         p = build_prompt(question(), evidence(condition="no_rag"), level)
         assert "No evidence is provided" in p.text and "[E1]" not in p.text
-        assert "<evidence>" not in p.text
+        assert "<evidence>" not in p.messages[1]["content"]
     assert JUSTIFY in build_prompt(question(), evidence(condition="no_rag"), "L6").text
 
 
@@ -242,3 +242,20 @@ def test_selection_prompt_numbers_and_fences_candidates() -> None:
 )
 def test_parse_selection(text: str, n: int, expected: int) -> None:
     assert parse_selection(text, n) == expected
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_conditions_share_the_system_prompt_and_the_user_text_up_to_the_question(
+    level: str,
+) -> None:
+    """A local model reads the shared prefix once for every pane of a question."""
+    prompts = [
+        build_prompt(question(), evidence(*items, condition=c), level)
+        for c, items in (("no_rag", []), ("rag", [item(1)]), ("oracle", [item(2), item(3)]))
+    ]
+    assert len({p.messages[0]["content"] for p in prompts}) == 1
+    heads = {
+        p.messages[1]["content"].split("Period in question: 2024-08-01 to 2024-11-05")[0]
+        for p in prompts
+    }
+    assert len(heads) == 1 and next(iter(heads)).rstrip().endswith("Companies: AAPL")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from fintrade_tui.judging.audit import summary_line
 from fintrade_tui.judging.text_audit import audit_text, extract_figures, merge_audits
 
 TABLE = "Gross margin (in millions)\n              2024      2023\nGross margin  1,577     1,420\n"
@@ -184,7 +185,15 @@ def test_a_figure_neither_source_states_is_not_found() -> None:
     result = audit_text("Operating cash flow was $2.3 billion.", [TABLE], "0.25", 0.02)
     (c,) = result["claims"]
     assert (c["verdict"], c["compared_with"], c["matched"]) == ("NOT_FOUND", None, None)
-    assert result["summary"] == {"SUPPORTED": 0, "CONTRADICTED": 0, "NOT_FOUND": 1, "checked": 0}
+    assert result["summary"] == {
+        "SUPPORTED": 0,
+        "CONTRADICTED": 0,
+        "NOT_FOUND": 1,
+        "checked": 0,
+    } | {
+        "reference_figures": 1,  # "0.25"
+        "reference_stated": 0,
+    }
     assert result["against"] == ["evidence", "reference"]
 
 
@@ -259,10 +268,31 @@ def test_merged_with_the_store_audit() -> None:
     }
     text = audit_text("The gross margin is 30.8%.", [], "0.25", 0.02)
     merged = merge_audits(store, text)
-    assert merged["summary"] == {"SUPPORTED": 0, "CONTRADICTED": 2, "NOT_FOUND": 0, "checked": 2}
+    assert merged["summary"] == {
+        "SUPPORTED": 0,
+        "CONTRADICTED": 2,
+        "NOT_FOUND": 0,
+        "checked": 2,
+    } | {
+        "reference_figures": 1,
+        "reference_stated": 0,
+    }
     assert merged["against"] == ["store", "reference"] and merged["as_of"] == "2024-11-01"
     assert [c["room"] for c in merged["claims"]] == ["store", "text"]
     assert merged["claims"][1]["source"] == "reference: '0.25'"
     assert merged["claims"][1]["store_value"] is None
     assert merged["rooms"]["text"] == text["summary"]
     assert merge_audits(None, None) is None
+
+
+def test_coverage_counts_the_reference_figures_the_answer_states() -> None:
+    """Hand-counted: the reference states 35.4% ROE, 7.1% ROA and a $3.2 trillion market cap
+    (three distinct figures); the cut-off answer states only the first."""
+    ref = "ROE was 35.4% and ROA 7.1%, with a market value of $3.2 trillion."
+    whole = audit_text("ROE 35.4%, ROA 7.1%, market value $3.2 trillion.", [], ref)["summary"]
+    cut = audit_text("ROE was 35.4% and", [], ref)["summary"]
+    assert (whole["reference_figures"], whole["reference_stated"]) == (3, 3)
+    assert (cut["reference_figures"], cut["reference_stated"]) == (3, 1)
+    merged = merge_audits(None, audit_text("ROE was 35.4% and", [], ref))
+    assert summary_line(merged).endswith("states 1 of the reference's 3 figures")
+    assert "reference_figures" not in audit_text("ROE 35.4%", ["ROE 35.4%"], None)["summary"]

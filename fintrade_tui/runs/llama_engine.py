@@ -1,0 +1,368 @@
+"""Local inference room: one llama.cpp instance of a GGUF serves every stream at once.
+
+A scheduler thread owns the model and one context with a slot (a llama.cpp sequence) per
+concurrent stream. Each step decodes one batch holding the next token of every answer being
+generated plus a chunk of at most one prompt being read, so three Arena panes cost one copy of
+the weights and their tokens share every matrix pass. A new prompt starts from the longest
+prefix any slot already holds (the system prompt, question and instructions the conditions
+share): those cells are copied, not recomputed, which is what llama.cpp's KV cache allows.
+
+llama.cpp is imported when the first engine loads. Only the scheduler thread touches it.
+"""
+
+from __future__ import annotations
+
+import codecs
+import ctypes
+import logging
+import os
+import queue
+import threading
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+PARALLEL = 3  # streams decoded together; more wait for a free slot
+BATCH = 512  # prompt tokens read per step (with every generating stream's next token)
+_END = object()
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """How one stream picks its tokens (OpenAI-style parameters, llama.cpp's defaults)."""
+
+    max_tokens: int = 512
+    temperature: float = 0.8
+    top_p: float = 0.95
+    top_k: int = 40
+    min_p: float = 0.05
+    repeat_penalty: float = 1.0
+    frequency_penalty: float = 0.0
+    presence_penalty: float = 0.0
+    seed: int | None = None
+    stop: tuple[str, ...] = ()
+    grammar: str | None = None  # GBNF text with a `root` rule
+
+
+@dataclass
+class _Request:
+    tokens: list[int]
+    sampling: Sampling
+    out: queue.Queue = field(default_factory=queue.Queue)
+    cancel: threading.Event = field(default_factory=threading.Event)
+    slot: int = -1
+    n_past: int = 0  # tokens of this slot's sequence already in the KV cache
+    reused: int = 0  # prompt tokens taken from the cache instead of read
+    pending: int | None = None  # sampled, emitted, not yet decoded
+    generated: int = 0
+    sampler: Any = None
+    text: str = ""  # generated text not yet handed out (held back while it may start a stop)
+    decoder: Any = field(default_factory=lambda: codecs.getincrementaldecoder("utf-8")("replace"))
+
+
+class Engine:
+    """One GGUF loaded once; `stream()` is safe to call from any number of threads."""
+
+    def __init__(
+        self, gguf: Path, context_tokens: int, parallel: int = PARALLEL, threads: int = 1
+    ) -> None:
+        self.gguf, self.context_tokens, self.parallel = gguf, context_tokens, parallel
+        self.threads = threads
+        self._waiting: deque[_Request] = deque()
+        self._cond = threading.Condition()
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="llama-engine", daemon=True)
+        self._thread.start()
+
+    # --- the callers' side ------------------------------------------------------------------
+
+    def stream(
+        self, messages: list[dict], sampling: Sampling, cancel: threading.Event | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """`{"text": ...}` pieces, then `{"usage": ..., "finish": ..., "cached_tokens": n}`.
+        Closing the iterator or setting `cancel` stops the generation at the next step."""
+        self._ready.wait()
+        if self._error is not None:
+            raise self._error
+        tokens = self.prompt_tokens(messages)
+        if len(tokens) + 1 > self.context_tokens:
+            raise ValueError(
+                f"the prompt is {len(tokens)} tokens, more than the model's context of "
+                f"{self.context_tokens}; lower evidence_tokens or raise context_tokens"
+            )
+        req = _Request(tokens, sampling)
+        if cancel is not None:
+            req.cancel = cancel
+        with self._cond:
+            self._waiting.append(req)
+            self._cond.notify()
+        try:
+            while True:
+                part = req.out.get()
+                if part is _END:
+                    return
+                if isinstance(part, BaseException):
+                    raise part
+                yield part
+        finally:
+            req.cancel.set()
+            with self._cond:
+                self._cond.notify()
+
+    def prompt_tokens(self, messages: list[dict]) -> list[int]:
+        """The chat template of the GGUF applied and tokenized, as llama-cpp-python does."""
+        rendered = self._format(messages=messages)
+        with self._tok_lock:
+            return self._model.tokenize(
+                rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True
+            )
+
+    # --- the scheduler thread ---------------------------------------------------------------
+
+    def _load(self) -> None:
+        import llama_cpp
+        from llama_cpp import _internals, _logger
+        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+        # llama.cpp's log lines would garble the terminal UI (its binding maps warnings to
+        # ERROR, so only CRITICAL keeps them out); failures surface as exceptions instead
+        logging.getLogger(_logger.logger.name).setLevel(logging.CRITICAL)
+        llama_cpp.llama_backend_init()
+        self._lib = llama_cpp
+        self._model = _internals.LlamaModel(
+            path_model=str(self.gguf), params=llama_cpp.llama_model_default_params(), verbose=False
+        )
+        p = llama_cpp.llama_context_default_params()
+        # one KV pool for all slots: a shared prefix is stored once, and a slot may use it all
+        p.n_ctx = self.context_tokens * self.parallel
+        p.n_batch = p.n_ubatch = BATCH + self.parallel
+        p.n_seq_max = self.parallel
+        p.kv_unified = True
+        # one thread for a lone stream's next token (steadier beside the UI on 2 cores), every
+        # core for batches: prompt reading, and several streams' tokens at once
+        p.n_threads = self.threads
+        p.n_threads_batch = os.cpu_count() or 1
+        p.no_perf = True
+        self._ctx = _internals.LlamaContext(model=self._model, params=p, verbose=False)
+        self._mem = llama_cpp.llama_get_memory(self._ctx.ctx)
+        self._batch = _internals.LlamaBatch(n_tokens=BATCH + self.parallel, embd=0, n_seq_max=1)
+        self._tok_lock = threading.Lock()
+        self._buf = ctypes.create_string_buffer(256)
+        model = self._model
+        eos, bos = model.token_eos(), model.token_bos()
+        self._format = Jinja2ChatFormatter(
+            template=model.metadata()["tokenizer.chat_template"],
+            eos_token=model.token_get_text(eos) if eos != -1 else "",
+            bos_token=model.token_get_text(bos) if bos != -1 else "",
+        )
+        self._slots: list[list[int]] = [[] for _ in range(self.parallel)]  # tokens in each seq
+        self._busy: list[_Request | None] = [None] * self.parallel
+        self._used = [0] * self.parallel  # when each slot last took a prompt
+        self._clock = 0
+        self._reading: _Request | None = None  # the one prompt being read
+
+    def _run(self) -> None:
+        try:
+            self._load()
+        except BaseException as exc:  # handed to every caller
+            self._error = exc
+        self._ready.set()
+        if self._error is not None:
+            return
+        while True:
+            with self._cond:
+                while not self._work():
+                    self._cond.wait()
+            try:
+                self._step()
+            except BaseException as exc:  # a failed decode ends the streams it carried
+                for req in [r for r in self._busy if r is not None]:
+                    self._finish(req, exc)
+
+    def _work(self) -> bool:
+        self._drop_cancelled()
+        free = any(r is None for r in self._busy)
+        return any(r is not None for r in self._busy) or bool(self._waiting and free)
+
+    def _drop_cancelled(self) -> None:
+        for r in [r for r in self._waiting if r.cancel.is_set()]:
+            self._waiting.remove(r)
+            r.out.put(_END)
+        for r in self._busy:
+            if r is not None and r.cancel.is_set():
+                self._end(r, "cancelled")
+
+    def _admit(self) -> None:
+        """Start reading the oldest waiting prompt from the longest prefix any slot holds."""
+        with self._cond:
+            if self._reading is not None or not self._waiting or None not in self._busy:
+                return
+            req = self._waiting.popleft()
+        try:
+            self._start(req)
+        except BaseException as exc:  # a bad request (a grammar llama.cpp rejects) fails alone
+            self._finish(req, exc)
+
+    def _start(self, req: _Request) -> None:
+        req.sampler = self._sampler(req.sampling)  # first: a failure leaves the cache alone
+        toks = req.tokens
+        shared = [_common(s, toks) for s in self._slots]
+        src = max(range(self.parallel), key=lambda i: shared[i])
+        free = [i for i, r in enumerate(self._busy) if r is None]
+        # the least recently used free slot, so other cached prompts stay for their next use
+        dest = min(free, key=lambda i: (i == src and len(free) > 1, self._used[i]))
+        self._clock += 1
+        self._used[dest] = self._clock
+        lib = self._lib
+        if shared[dest] >= shared[src]:  # the slot's own cells are the best start: trim its tail
+            n = min(shared[dest], len(toks) - 1)  # read at least one token: its logits start us
+            lib.llama_memory_seq_rm(self._mem, dest, n, -1)
+        else:  # another slot holds a longer prefix: its cells are tagged for this one too
+            n = min(shared[src], len(toks) - 1)
+            lib.llama_memory_seq_rm(self._mem, dest, -1, -1)
+            lib.llama_memory_seq_cp(self._mem, src, dest, 0, n)
+        self._slots[dest] = toks[:n]
+        req.slot, req.n_past, req.reused = dest, n, n
+        self._busy[dest] = req
+        self._reading = req
+
+    def _step(self) -> None:
+        self._admit()
+        lib, b = self._lib, self._batch.batch
+        b.n_tokens = 0
+        decoding = [r for r in self._busy if r is not None and r.pending is not None]
+        rows: list[tuple[_Request, int]] = []
+        for r in decoding:
+            rows.append((r, _add(b, r.pending, r.n_past, r.slot, True)))
+        reading, chunk = self._reading, []
+        if reading is not None:
+            start = reading.n_past
+            chunk = reading.tokens[start : start + BATCH]
+            last = start + len(chunk) == len(reading.tokens)
+            for j, t in enumerate(chunk):
+                i = _add(b, t, start + j, reading.slot, last and j == len(chunk) - 1)
+            if last:
+                rows.append((reading, i))
+        if b.n_tokens == 0:
+            return
+        if lib.llama_decode(self._ctx.ctx, b) != 0:
+            # the KV pool is full: drop the prompts idle slots keep for reuse, then try again
+            for i, r in enumerate(self._busy):
+                if r is None:
+                    lib.llama_memory_seq_rm(self._mem, i, -1, -1)
+                    self._slots[i] = []
+            if lib.llama_decode(self._ctx.ctx, b) != 0:
+                raise RuntimeError("llama.cpp could not fit the batch in its context")
+        for r in decoding:
+            self._slots[r.slot].append(r.pending)
+            r.n_past += 1
+        if reading is not None:
+            self._slots[reading.slot].extend(chunk)
+            reading.n_past += len(chunk)
+            if reading.n_past == len(reading.tokens):
+                self._reading = None
+        for r, i in rows:
+            self._next(r, lib.llama_sampler_sample(r.sampler, self._ctx.ctx, i))
+
+    def _next(self, r: _Request, token: int) -> None:
+        """Hand out a sampled token's text, or end the stream."""
+        if self._lib.llama_vocab_is_eog(self._model.vocab, token):
+            return self._end(r, "stop")
+        r.generated += 1
+        r.text += r.decoder.decode(self._piece(token))
+        stop = r.sampling.stop
+        cut = min((r.text.find(s) for s in stop if s in r.text), default=-1)
+        if cut >= 0:
+            r.text = r.text[:cut]
+            return self._end(r, "stop")
+        # text that could begin a stop string waits for the next piece
+        hold = max((k for s in stop for k in range(1, len(s)) if r.text.endswith(s[:k])), default=0)
+        if len(r.text) > hold:
+            r.out.put({"text": r.text[: len(r.text) - hold]})
+            r.text = r.text[len(r.text) - hold :]
+        if r.generated >= r.sampling.max_tokens or r.n_past + 1 >= self.context_tokens:
+            return self._end(r, "length")
+        r.pending = token
+
+    def _piece(self, token: int) -> bytes:
+        n = self._lib.llama_token_to_piece(self._model.vocab, token, self._buf, 256, 0, False)
+        return self._buf.raw[:n] if n >= 0 else b""
+
+    def _end(self, r: _Request, finish: str) -> None:
+        if r.text and finish != "cancelled":
+            r.out.put({"text": r.text})
+        usage = {"prompt_tokens": len(r.tokens), "completion_tokens": r.generated}
+        r.out.put({"usage": usage, "finish": finish, "cached_tokens": r.reused})
+        self._finish(r, None)
+
+    def _finish(self, r: _Request, error: BaseException | None) -> None:
+        if error is not None:
+            r.out.put(error)
+        r.out.put(_END)
+        if r.sampler is not None:
+            self._lib.llama_sampler_free(r.sampler)
+            r.sampler = None
+        if self._reading is r:
+            # a prompt cut off while being read leaves a partial cache: it is still a prefix
+            self._reading = None
+        if r.slot >= 0 and self._busy[r.slot] is r:
+            self._busy[r.slot] = None
+
+    def _sampler(self, s: Sampling) -> Any:
+        lib = self._lib
+        chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
+
+        def add(smpl: Any) -> None:
+            lib.llama_sampler_chain_add(chain, smpl)
+
+        if s.grammar:
+            add(lib.llama_sampler_init_grammar(self._model.vocab, s.grammar.encode(), b"root"))
+        if (s.repeat_penalty, s.frequency_penalty, s.presence_penalty) != (1.0, 0.0, 0.0):
+            n_vocab = lib.llama_vocab_n_tokens(self._model.vocab)
+            add(
+                lib.llama_sampler_init_penalties(
+                    n_vocab, 64, s.repeat_penalty, s.frequency_penalty, s.presence_penalty
+                )
+            )
+        if s.temperature <= 0:
+            add(lib.llama_sampler_init_greedy())
+            return chain
+        add(lib.llama_sampler_init_top_k(s.top_k))
+        add(lib.llama_sampler_init_top_p(s.top_p, 1))
+        add(lib.llama_sampler_init_min_p(s.min_p, 1))
+        add(lib.llama_sampler_init_temp(s.temperature))
+        add(lib.llama_sampler_init_dist(lib.LLAMA_DEFAULT_SEED if s.seed is None else s.seed))
+        return chain
+
+
+def _common(a: list[int], b: list[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _add(b: Any, token: int, pos: int, seq: int, logits: bool) -> int:
+    i = b.n_tokens
+    b.token[i], b.pos[i], b.n_seq_id[i], b.logits[i] = token, pos, 1, logits
+    b.seq_id[i][0] = seq
+    b.n_tokens = i + 1
+    return i
+
+
+_ENGINES: dict[tuple[Path, int], Engine] = {}
+_ENGINES_LOCK = threading.Lock()
+
+
+def engine(gguf: Path, context_tokens: int, threads: int = 1) -> Engine:
+    """The one engine of a GGUF (loaded in the background on first use)."""
+    with _ENGINES_LOCK:
+        key = (gguf, context_tokens)
+        if key not in _ENGINES:
+            _ENGINES[key] = Engine(gguf, context_tokens, threads=threads)
+        return _ENGINES[key]
