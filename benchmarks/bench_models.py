@@ -1,21 +1,37 @@
-"""Local model throughput, measured side by side in one run: llama.cpp called directly (raw),
-through litellm's custom provider, and through the app's streaming layer (`llm.stream_chat`,
-what every run uses), then three app streams at once. Prints tokens/s, time to first token and
-the ratios to raw. Greedy decoding, so every path generates the same tokens.
+"""Local model speed, side by side in one run, for each packaged model (the 1.5B default and
+SmolLM2):
 
-    .venv/bin/python benchmarks/bench_models.py [--reps 5] [--max-tokens 200]
+1. tokens/s of one stream: llama.cpp called directly (raw `Llama`), through litellm's custom
+   provider, and through the app's streaming layer (`llm.stream_chat`, what every run uses),
+   with the ratios to raw (greedy, so every path decodes the same prompt);
+2. three Arena panes at once (No-RAG, RAG and Oracle prompts of one question, built by the
+   app's TELeR renderer at the model's evidence budget): time to first token of each pane and
+   the process's peak RSS, with the app's one shared engine (prefix reuse, batched decoding)
+   vs three separate llama.cpp instances (one per pane, as before). Each scenario runs in a
+   fresh subprocess, so its RSS is its own.
+
+    .venv/bin/python benchmarks/bench_models.py [--models local,local-tiny] [--reps 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import statistics
+import subprocess
+import sys
+import threading
 import time
+from datetime import date
+from pathlib import Path
 from typing import Any
 
 from fintrade_tui.config import load_config
-from fintrade_tui.runs import llm, local
+from fintrade_tui.questions.model import Question
+from fintrade_tui.runs import llm
+from fintrade_tui.runs.evidence import Evidence, EvidenceItem
+from fintrade_tui.runs.prompts import build_prompt
 
 MESSAGES = [
     {"role": "system", "content": "You are a careful financial analyst."},
@@ -25,6 +41,11 @@ MESSAGES = [
         "20-day momentum together describe a company's quality and its recent trading.",
     },
 ]
+PARAGRAPH = (
+    "Net sales increased during fiscal 2024 compared to 2023, driven by higher revenue from "
+    "Services and iPhone, partially offset by lower net sales of iPad and Wearables. Gross "
+    "margin percentage was {n}.6% and operating expenses grew {n}% year over year. "
+)
 
 
 def _rates(t0: float, stamps: list[float]) -> dict[str, float]:
@@ -34,31 +55,50 @@ def _rates(t0: float, stamps: list[float]) -> dict[str, float]:
     return {"tokens": n, "ttft": stamps[0] - t0, "tps": (n - 1) / span}
 
 
-def raw(gguf: Any, n_ctx: int, max_tokens: int) -> dict[str, float]:
-    from llama_cpp import Llama
+def _item(k: int, track: str, words: int) -> EvidenceItem:
+    text = "".join(PARAGRAPH.format(n=k + i) for i in range(max(1, words // 45)))
+    title = f"AAPL 10-K filed 2024-11-01, part {k}"
+    return EvidenceItem(f"e{k}", track, text, title, "AAPL", date(2024, 11, 1))
 
-    global _RAW
-    if _RAW is None:
-        _RAW = Llama(model_path=str(gguf), n_ctx=n_ctx, verbose=False)
-    _RAW.reset()
+
+def pane_prompts(evidence_tokens: int) -> list[list[dict]]:
+    """No-RAG, RAG and Oracle prompts of one question, as the Arena would send them."""
+    q = Question(
+        id="F1",
+        source="bench",
+        category="F",
+        text="As of September 2025, is Apple really as profitable as everyone says it is?",
+        tickers=["AAPL"],
+        as_of=date(2025, 9, 30),
+    )
+    rag = [_item(k, "filing", evidence_tokens // 3) for k in range(4)]
+    oracle = [_item(10 + k, "fundamentals", 40) for k in range(3)]
+    out = []
+    for cond, items in (("no_rag", []), ("rag", rag), ("oracle", oracle)):
+        p = build_prompt(q, Evidence(cond, items), "L5", evidence_tokens)
+        out.append(p.messages)
+    return out
+
+
+# --- single stream: raw vs litellm vs app ------------------------------------------------------
+
+
+def raw_stream(llama: Any, messages: list, max_tokens: int) -> dict[str, float]:
+    llama.reset()
     t0 = time.perf_counter()
     stamps = []
-    for chunk in _RAW.create_chat_completion(
-        messages=MESSAGES, stream=True, max_tokens=max_tokens, temperature=0.0
+    for chunk in llama.create_chat_completion(
+        messages=messages, stream=True, max_tokens=max_tokens, temperature=0.0
     ):
         if chunk["choices"][0]["delta"].get("content"):
             stamps.append(time.perf_counter())
     return _rates(t0, stamps)
 
 
-_RAW: Any = None
-
-
 async def through_litellm(kw: dict, max_tokens: int) -> dict[str, float]:
-    lm = llm.litellm()
     t0 = time.perf_counter()
     stamps = []
-    resp = await lm.acompletion(
+    resp = await llm.litellm().acompletion(
         messages=MESSAGES, stream=True, **(kw | {"max_tokens": max_tokens, "temperature": 0.0})
     )
     async for chunk in resp:
@@ -67,57 +107,137 @@ async def through_litellm(kw: dict, max_tokens: int) -> dict[str, float]:
     return _rates(t0, stamps)
 
 
-async def through_app(kw: dict, max_tokens: int) -> dict[str, float]:
+async def through_app(kw: dict, messages: list, max_tokens: int) -> dict[str, float]:
     t0 = time.perf_counter()
     stamps = []
     usage = llm.Usage()
     async for _ in llm.stream_chat(
-        kw | {"max_tokens": max_tokens, "temperature": 0.0}, MESSAGES, usage
+        kw | {"max_tokens": max_tokens, "temperature": 0.0}, messages, usage
     ):
         stamps.append(time.perf_counter())
     return _rates(t0, stamps)
 
 
-async def three_at_once(kw: dict, max_tokens: int) -> dict[str, float]:
-    t0 = time.perf_counter()
-    runs = await asyncio.gather(*(through_app(kw, max_tokens) for _ in range(3)))
-    wall = time.perf_counter() - t0
+def single(cfg: Any, name: str, reps: int, max_tokens: int) -> dict[str, dict]:
+    from llama_cpp import Llama
+
+    spec = cfg.models[name]
+    kw = llm.call_kwargs(name, spec, cfg.model_dir)
+    from fintrade_tui.runs import local
+
+    gguf = local._SPECS[spec.model.split("/", 1)[1]].gguf
+    raw = Llama(model_path=str(gguf), n_ctx=spec.context_tokens, verbose=False)
+    raw_stream(raw, MESSAGES, 8)  # warm-up: both copies loaded, litellm imported
+    asyncio.run(through_app(kw, MESSAGES, 8))
+    runs: dict[str, list[dict]] = {"raw": [], "litellm": [], "app": []}
+    for _ in range(reps):  # interleaved, so drift on the machine hits every path alike
+        runs["raw"].append(raw_stream(raw, MESSAGES, max_tokens))
+        runs["litellm"].append(asyncio.run(through_litellm(kw, max_tokens)))
+        runs["app"].append(asyncio.run(through_app(kw, MESSAGES, max_tokens)))
     return {
-        "tokens": sum(r["tokens"] for r in runs),
-        "ttft": max(r["ttft"] for r in runs),
-        "tps": statistics.median(r["tps"] for r in runs),  # per stream
-        "aggregate_tps": sum(r["tokens"] for r in runs) / wall,
+        path: {k: statistics.median(r[k] for r in rs) for k in ("tokens", "tps", "ttft")}
+        for path, rs in runs.items()
+    }
+
+
+# --- three panes: one subprocess per scenario -------------------------------------------------
+
+
+def _rss_sampler(peak: list[int], stop: threading.Event) -> None:
+    while not stop.is_set():
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                peak[0] = max(peak[0], int(line.split()[1]) * 1024)
+        stop.wait(0.05)
+
+
+def panes(name: str, scenario: str, max_tokens: int) -> dict[str, Any]:
+    """Three panes at once in this process: `shared` (the app) or `separate` instances."""
+    cfg = load_config()
+    spec = cfg.models[name]
+    kw = llm.call_kwargs(name, spec, cfg.model_dir)
+    prompts = pane_prompts(spec.evidence_tokens or cfg.runs.context_tokens)
+    peak, stop = [0], threading.Event()
+    threading.Thread(target=_rss_sampler, args=(peak, stop), daemon=True).start()
+    if scenario == "shared":
+
+        async def all_three() -> list[dict]:
+            return await asyncio.gather(*(through_app(kw, p, max_tokens) for p in prompts))
+
+        asyncio.run(through_app(kw, MESSAGES, 2))  # load the engine before the clock starts
+        t0 = time.perf_counter()
+        res = asyncio.run(all_three())
+    else:
+        from llama_cpp import Llama
+
+        from fintrade_tui.runs import local
+
+        gguf = local._SPECS[spec.model.split("/", 1)[1]].gguf
+        copies = [
+            Llama(model_path=str(gguf), n_ctx=spec.context_tokens, verbose=False) for _ in prompts
+        ]
+        res = [{}] * 3
+        t0 = time.perf_counter()
+
+        def go(k: int) -> None:
+            res[k] = raw_stream(copies[k], prompts[k], max_tokens)
+
+        threads = [threading.Thread(target=go, args=(k,)) for k in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    wall = time.perf_counter() - t0
+    stop.set()
+    return {
+        "ttft": [r["ttft"] for r in res],
+        "wall": wall,
+        "rss": peak[0],
+        "generated": sum(r["tokens"] for r in res),
     }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--max-tokens", type=int, default=200)
+    ap.add_argument("--models", default="local,local-tiny")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--max-tokens", type=int, default=128)
+    ap.add_argument("--pane-tokens", type=int, default=48)
+    ap.add_argument("--scenario", help=argparse.SUPPRESS)  # internal: one subprocess's part
     a = ap.parse_args()
+    if a.scenario:
+        name, scenario = a.scenario.split(":")
+        print(json.dumps(panes(name, scenario, a.pane_tokens)))
+        return
     cfg = load_config()
-    spec = cfg.models["local"]
-    kw = llm.call_kwargs("local", spec)
-    gguf = spec.gguf or local.default_gguf()
-    print(f"model {gguf.name}, {a.reps} interleaved repetitions, greedy, max {a.max_tokens} tokens")
-    # warm-up: load both llama.cpp copies (raw and the provider's) and import litellm
-    raw(gguf, spec.context_tokens, 8)
-    asyncio.run(through_app(kw, 8))
-    results: dict[str, list[dict]] = {"raw": [], "litellm": [], "app": [], "app x3": []}
-    for _ in range(a.reps):
-        results["raw"].append(raw(gguf, spec.context_tokens, a.max_tokens))
-        results["litellm"].append(asyncio.run(through_litellm(kw, a.max_tokens)))
-        results["app"].append(asyncio.run(through_app(kw, a.max_tokens)))
-        results["app x3"].append(asyncio.run(three_at_once(kw, a.max_tokens)))
-    base = statistics.median(r["tps"] for r in results["raw"])
-    print(f"{'path':<10}{'tokens':>8}{'tok/s':>9}{'ratio':>8}{'ttft ms':>10}{'aggregate':>11}")
-    for name, rs in results.items():
-        tps = statistics.median(r["tps"] for r in rs)
-        ttft = statistics.median(r["ttft"] for r in rs) * 1000
-        agg = statistics.median(r.get("aggregate_tps", r["tps"]) for r in rs)
-        tokens = statistics.median(r["tokens"] for r in rs)
-        print(f"{name:<10}{tokens:>8.0f}{tps:>9.1f}{tps / base:>8.3f}{ttft:>10.1f}{agg:>11.1f}")
-    print("ratio = median tokens/s over raw llama.cpp; app x3: per-stream median, aggregate total")
+    for name in a.models.split(","):
+        spec = cfg.models[name]
+        print(f"\n## {name} = {spec.model} (greedy, {a.reps} interleaved repetitions)")
+        s = single(cfg, name, a.reps, a.max_tokens)
+        base = s["raw"]["tps"]
+        print(f"{'path':<10}{'tokens':>8}{'tok/s':>9}{'ratio':>8}{'ttft ms':>10}")
+        for path, r in s.items():
+            print(
+                f"{path:<10}{r['tokens']:>8.0f}{r['tps']:>9.1f}{r['tps'] / base:>8.3f}"
+                f"{r['ttft'] * 1000:>10.0f}"
+            )
+        print(f"three panes at once (No-RAG, RAG, Oracle; {a.pane_tokens} tokens each):")
+        print(f"{'engine':<10}{'ttft s (each pane)':>26}{'last':>8}{'wall s':>8}{'RSS GB':>8}")
+        for scenario in ("shared", "separate"):
+            out = subprocess.run(
+                [sys.executable, __file__, "--scenario", f"{name}:{scenario}"]
+                + ["--pane-tokens", str(a.pane_tokens)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            each = " ".join(f"{t:6.1f}" for t in r["ttft"])
+            print(
+                f"{scenario:<10}{each:>26}{max(r['ttft']):>8.1f}{r['wall']:>8.1f}"
+                f"{r['rss'] / 2**30:>8.2f}"
+            )
+    print("\nratio = median tokens/s over raw llama.cpp; shared = the app's one engine per GGUF")
 
 
 if __name__ == "__main__":

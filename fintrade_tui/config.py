@@ -88,7 +88,7 @@ class JudgingConfig(_Strict):
     model: str = "local"  # the judge: a registry name
     retries: int = Field(2, ge=0)  # invalid judge output is asked again this many times
     # a local judge sees a longer reference answer cut to its conclusion (None: always whole)
-    local_reference_tokens: int | None = Field(500, ge=50)
+    local_reference_tokens: int | None = Field(300, ge=50)
     audit_tolerance: float = Field(0.02, ge=0, lt=1)  # relative error still SUPPORTED
     panel_size: int = Field(5, ge=1, le=20)  # SECQUE: single-judge calls scoring 0/1/2
     panel_full: int = Field(6, ge=0)  # S >= this -> 2

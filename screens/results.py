@@ -137,20 +137,21 @@ class ResultsScreen(FramePaced, Screen):
     # -- workers (threads: workspace cursors only, no widgets) --
     @work(thread=True, exclusive=True, group="accuracy", exit_on_error=False)
     def load_accuracy(self, kind: str, source: str | None) -> tuple[Any, ...]:
-        from fintrade_tui.judging.session import score_rows
+        from fintrade_tui.judging.session import llm_judges, score_rows
         from fintrade_tui.stats.tables import LABELS_SCALE, RUBRIC, accuracy_table
 
         with self._db:
             cur = self.app.workspace()
             try:
                 rows = score_rows(cur, kind)
+                judges = llm_judges(cur) if kind == "llm" else []
             finally:
                 cur.close()
         sources = sorted({r["source"] for r in rows if r["source"]})
         rows = [r for r in rows if source is None or r["source"] == source]
         scale = LABELS_SCALE if kind == "labels" else RUBRIC
         table = accuracy_table(rows, n_resamples=RESAMPLES, scale=scale) if rows else None
-        return kind, source, table, sources
+        return kind, source, table, sources, judges
 
     @work(thread=True, exclusive=True, group="agreement", exit_on_error=False)
     def load_agreement(self) -> list[dict[str, Any]]:
@@ -219,7 +220,7 @@ class ResultsScreen(FramePaced, Screen):
         from fintrade_tui.runs.evidence import LABELS
         from fintrade_tui.stats.tables import fmt_cell, shown_conditions
 
-        kind, source, table, sources = result
+        kind, source, table, sources, judges = result
         if (kind, source) != (self.kind, self.source):
             return
         self.table, self.sources = table, sources
@@ -248,9 +249,13 @@ class ResultsScreen(FramePaced, Screen):
             if kind == "labels"
             else f"% = mean {who} accuracy score / 5 × 100"
         )
+        by = "".join(  # a local judge's scores are labelled as such
+            f" Judge {j['judge']} = {j['model']}" + (" (local model)." if j["local"] else ".")
+            for j in judges
+        )
         note.update(
             f"{what}. Δ vs {base}. * p<.05 ** p<.01 "
-            f"*** p<.001 (paired Wilcoxon, Holm over {table['n_lanes']} lanes). n = questions."
+            f"*** p<.001 (paired Wilcoxon, Holm over {table['n_lanes']} lanes). n = questions." + by
         )
 
     def _load_agreement(self, rows: list[dict[str, Any]]) -> None:

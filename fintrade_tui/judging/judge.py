@@ -55,8 +55,9 @@ def _schema() -> dict[str, Any]:
     five = {"type": "integer", "enum": [1, 2, 3, 4, 5]}
     dim = {
         "type": "object",
-        "properties": {"score": five, "justification": REASON},
-        "required": ["score", "justification"],
+        # the reason first: a small model that writes it before the score scores by it
+        "properties": {"justification": REASON, "score": five},
+        "required": ["justification", "score"],
     }
     props: dict[str, Any] = {d: dim for d in DIMENSIONS}
     metric = {"type": "string", "minLength": 1, "maxLength": 40}

@@ -141,10 +141,8 @@ class Engine:
         p.n_batch = p.n_ubatch = BATCH + self.parallel
         p.n_seq_max = self.parallel
         p.kv_unified = True
-        # one thread for a lone stream's next token (steadier beside the UI on 2 cores), every
-        # core for batches: prompt reading, and several streams' tokens at once
-        p.n_threads = self.threads
-        p.n_threads_batch = os.cpu_count() or 1
+        self._cores = os.cpu_count() or 1
+        p.n_threads = p.n_threads_batch = self._threads_now = self._cores
         p.no_perf = True
         self._ctx = _internals.LlamaContext(model=self._model, params=p, verbose=False)
         self._mem = llama_cpp.llama_get_memory(self._ctx.ctx)
@@ -196,15 +194,20 @@ class Engine:
                 self._end(r, "cancelled")
 
     def _admit(self) -> None:
-        """Start reading the oldest waiting prompt from the longest prefix any slot holds."""
+        """Start reading the waiting prompt with the fewest tokens left to read once the longest
+        prefix a slot holds is reused: panes asked together see their first tokens soonest."""
         with self._cond:
             if self._reading is not None or not self._waiting or None not in self._busy:
                 return
-            req = self._waiting.popleft()
+            req = min(self._waiting, key=self._to_read)
+            self._waiting.remove(req)
         try:
             self._start(req)
         except BaseException as exc:  # a bad request (a grammar llama.cpp rejects) fails alone
             self._finish(req, exc)
+
+    def _to_read(self, req: _Request) -> int:
+        return len(req.tokens) - max(_common(s, req.tokens) for s in self._slots)
 
     def _start(self, req: _Request) -> None:
         req.sampler = self._sampler(req.sampling)  # first: a failure leaves the cache alone
@@ -248,6 +251,12 @@ class Engine:
                 rows.append((reading, i))
         if b.n_tokens == 0:
             return
+        # streams' next tokens alone: one thread (ggml's per-op barriers stall when a second
+        # thread waits for a core the UI or another process holds); prompt chunks: every core
+        threads = self.threads if reading is None else self._cores
+        if threads != self._threads_now:
+            lib.llama_set_n_threads(self._ctx.ctx, threads, threads)
+            self._threads_now = threads
         if lib.llama_decode(self._ctx.ctx, b) != 0:
             # the KV pool is full: drop the prompts idle slots keep for reuse, then try again
             for i, r in enumerate(self._busy):

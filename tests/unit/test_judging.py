@@ -209,7 +209,12 @@ def test_report_markdown_on_runs_from_run(built_store: Config, tmp_path: Path) -
     assert "| No-RAG | 80.0 | 80.0 | 80.0 | 80.0 |" in md
     assert "| Oracle | 80.0 (+0.0%) | 80.0 (+0.0%) | 80.0 (+0.0%) | 80.0 (+0.0%) |" in md
     assert "Holm" in md and "## Human-judge agreement" in md
-    agree = json.loads(cli("report", "--json", "--resamples", "200"))["agreement"]
+    assert "LLM judge judge = openai/gpt-4o-mini (a hosted model), 12 runs" in md
+    rep = json.loads(cli("report", "--json", "--resamples", "200"))
+    assert rep["judges"] == [
+        {"judge": "judge", "model": "openai/gpt-4o-mini", "runs": 12, "local": False}
+    ]
+    agree = rep["agreement"]
     acc = next(a for a in agree if a["dimension"] == "accuracy")
     assert acc["n"] == 1 and acc["bias"] == 2.0  # judge 4 vs human 2
     # a judge that always prefers the first answer: equal points, no order consistency
