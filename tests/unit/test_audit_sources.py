@@ -40,7 +40,10 @@ def test_audit_run_uses_the_excerpt_and_the_reference_without_a_store(built_stor
     assert by_text["30.8%"]["verdict"] == "CONTRADICTED"
     assert result["summary"]["SUPPORTED"] == 1 and result["summary"]["CONTRADICTED"] == 1
     assert result["against"] == ["evidence", "reference"]
-    assert summary_line(result).endswith("(30.8% vs 25% in the reference)")
+    # the reference states $1.58 billion and 25%; the answer states the first of the two
+    assert summary_line(result).endswith(
+        "(30.8% vs 25% in the reference); states 1 of the reference's 2 figures"
+    )
     verdicts = [v for v, _ in audit_rows(result)]
     assert verdicts == ["SUPPORTED", "CONTRADICTED"]
     # the benchmark's own reference answer is not audited against itself

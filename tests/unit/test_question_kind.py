@@ -222,8 +222,9 @@ def test_every_kind_keeps_the_teler_shape(kind_question) -> None:
     """L1 is one sentence and the question; no duty to cite before L5; the four criteria."""
     kq = kind_question()
     l1 = build_prompt(kq, Evidence("no_rag"), "L1")
-    directive, question = l1.messages[1]["content"].split("\n\n")
+    directive, question, cue = l1.messages[1]["content"].split("\n\n")
     assert re.fullmatch(r"[^.?!]+[.?!]", directive) and question.startswith("Question: ")
+    assert cue == "Now write your answer to the question: " + kq.text.strip()
     for level in LEVELS:
         p = build_prompt(kq, Evidence("rag", [filing_chunk()]), level)
         assert ("cite" in p.text.lower()) == (level in ("L5", "L6")), level
