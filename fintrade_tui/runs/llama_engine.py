@@ -179,6 +179,8 @@ class Engine:
             except BaseException as exc:  # a failed decode ends the streams it carried
                 for req in [r for r in self._busy if r is not None]:
                     self._finish(req, exc)
+                self._lib.llama_memory_clear(self._mem, True)  # its cells are in doubt now
+                self._slots = [[] for _ in range(self.parallel)]
 
     def _work(self) -> bool:
         self._drop_cancelled()
