@@ -107,8 +107,17 @@ class UIConfig(_Strict):
 def _default_models() -> dict[str, ModelConfig]:
     """Without a `models:` section: the packaged local models (as in the shipped config)."""
     return {
-        "local": ModelConfig(model="local/qwen2.5-coder-1.5b", evidence_tokens=700),
-        "local-tiny": ModelConfig(model="local/smollm2", extra={"repeat_penalty": 1.1}),
+        "local": ModelConfig(
+            model="local/qwen2.5-coder-1.5b", timeout=600, context_tokens=4096, evidence_tokens=700
+        ),
+        "local-tiny": ModelConfig(
+            model="local/smollm2",
+            max_tokens=384,
+            timeout=300,
+            context_tokens=8192,
+            evidence_tokens=1200,
+            extra={"repeat_penalty": 1.1},
+        ),
     }
 
 
