@@ -41,26 +41,24 @@ def register(
     context_tokens: int,
     model_dir: Path | None = None,
     threads: int = 1,
-) -> str | None:
-    """Make `local/<name>` resolvable and return the GGUF's pinned sha256 (None for a file of
-    the user's). The file is checked now, so the error names the setting; packaged weights
-    are verified byte for byte before first use (`weights.ensure`)."""
+) -> None:
+    """Make `local/<name>` resolvable. The file is checked now, so the error names the
+    setting; packaged weights are verified byte for byte before first use (`weights.ensure`);
+    `llm.public_params` records their pinned hash."""
     from fintrade_tui.runs import weights
 
     if gguf:
-        path, sha = Path(gguf), None
+        path = Path(gguf)
         if not path.is_file():
             raise UserError(f"models.{name}.gguf: {path}", "file not found", "point it at a GGUF")
     elif name in weights.CATALOGUE:
         path = weights.ensure(name, model_dir or DEFAULT_MODEL_DIR)
-        sha = weights.CATALOGUE[name].sha256
     else:
         known = ", ".join(weights.CATALOGUE)
         raise UserError(
             f"model local/{name}", "names no packaged weights", f"use {known} or set gguf:"
         )
     _SPECS[name] = LocalSpec(path, context_tokens, threads)
-    return sha
 
 
 def _engine(model: str) -> Any:
