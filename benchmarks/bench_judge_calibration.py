@@ -7,7 +7,8 @@ scores the reference itself and one corrupted copy, rotating three corruptions:
 - truncated: only the first third of the answer kept.
 
 The judge prompt is the product's (`judging.judge`), reference included, with the numeric audit
-of the answer against the reference (`text_audit`) but not against the store (none needed).
+of the answer against the reference (`text_audit`) and the company check (`company_check`, by
+the alias table) but not against the store (none needed).
 The judged reference is what a local judge sees of it: its conclusion when longer than
 `judging.local_reference_tokens`. A pair's
 score is the mean of the four rubric dimensions; it is ranked correctly when the reference
@@ -29,9 +30,11 @@ from pathlib import Path
 
 from fintrade_tui.config import load_config
 from fintrade_tui.judging.annotations import DIMENSIONS
+from fintrade_tui.judging.company_check import company_check
 from fintrade_tui.judging.conclusion import conclusion
 from fintrade_tui.judging.judge import JudgeInput, judge_run
 from fintrade_tui.judging.text_audit import audit_text, merge_audits
+from fintrade_tui.questions.companies import table_mentions
 from fintrade_tui.questions.importers import read_questions
 from fintrade_tui.questions.model import Question
 
@@ -121,18 +124,23 @@ def pairs(cfg, n: int) -> list[tuple[Question, str, str, str]]:
     return out
 
 
-def _mean(score) -> float | None:
+def _mean(score, expected: bool = True) -> float | None:
+    """The mean of the four dimensions: probability-weighted (`expected_scores`) when the judge
+    gave token probabilities and `expected`, else the written integers."""
     if score.status != "ok":
         return None
-    return statistics.mean(getattr(score, d) for d in DIMENSIONS)
+    weighted = score.detail.get("expected_scores") if expected else None
+    return statistics.mean(weighted[d] if weighted else getattr(score, d) for d in DIMENSIONS)
 
 
 def _input(cfg, q: Question, run_id: str, answer: str) -> JudgeInput:
     """What `judge` gives the judge, less the store half of the audit (no store here)."""
     # against the reference the judge sees (its conclusion when long), as `judge` does
     reference = conclusion(q.reference_answer or "", cfg.judging.local_reference_tokens)
-    audit = audit_text(answer, [], reference, cfg.judging.audit_tolerance)
-    return JudgeInput({"id": run_id, "answer": answer}, q, merge_audits(None, audit))
+    audit = merge_audits(None, audit_text(answer, [], reference, cfg.judging.audit_tolerance))
+    # the product resolves the question's companies with the store; the alias table here
+    audit["companies"] = company_check(answer, table_mentions(q.text))
+    return JudgeInput({"id": run_id, "answer": answer}, q, audit)
 
 
 async def judge_pairs(cfg, judge: str, todo, concurrency: int) -> list[dict]:
@@ -142,7 +150,14 @@ async def judge_pairs(cfg, judge: str, todo, concurrency: int) -> list[dict]:
         async with sem:  # the reference first: the corrupted copy reuses its prompt prefix
             good = await judge_run(cfg, _input(cfg, q, f"ref-{i}", ref), judge)
             worse = await judge_run(cfg, _input(cfg, q, f"bad-{i}", bad), judge)
-        return {"question": q.id, "kind": kind, "reference": _mean(good), "corrupted": _mean(worse)}
+        return {
+            "question": q.id,
+            "kind": kind,
+            "reference": _mean(good),
+            "corrupted": _mean(worse),
+            "reference_written": _mean(good, False),
+            "corrupted_written": _mean(worse, False),
+        }
 
     return await asyncio.gather(*(one(i, *t) for i, t in enumerate(todo)))
 
@@ -150,7 +165,9 @@ async def judge_pairs(cfg, judge: str, todo, concurrency: int) -> list[dict]:
 def summarize(rows: list[dict]) -> dict:
     ok = [r for r in rows if r["reference"] is not None and r["corrupted"] is not None]
     n = len(ok)
+    written = sum(r["reference_written"] > r["corrupted_written"] for r in ok) / len(rows)
     return {
+        "ranked_written": written,
         "pairs": len(rows),
         "judged": n,
         "mean_reference": statistics.mean(r["reference"] for r in ok) if n else None,
@@ -175,7 +192,7 @@ def main() -> None:
     kinds = {k: sum(t[1] == k for t in todo) for k in KINDS}
     print(f"{len(todo)} seed pairs: " + ", ".join(f"{v} {k}" for k, v in kinds.items()))
     head = f"{'judge':<12}{'corruption':<12}{'pairs':>6}{'ref':>7}{'bad':>7}{'ranked':>9}"
-    lines = [head + f"{'ties':>7}{'fail':>6}"]
+    lines = [head + f"{'ties':>7}{'fail':>6}{'written':>9}"]
     for judge in a.judges.split(","):
         t0 = time.perf_counter()
         rows = asyncio.run(judge_pairs(cfg, judge, todo, a.concurrency))
@@ -190,13 +207,18 @@ def main() -> None:
             lines.append(
                 f"{judge:<12}{kind:<12}{s['pairs']:>6}{ref:>7}{bad:>7}"
                 f"{s['ranked_correctly']:>9.0%}{s['ties']:>7.0%}{s['failures']:>6}"
+                f"{s['ranked_written']:>9.0%}"
             )
         print(f"{judge}: {len(todo)} pairs in {wall:.0f} s", flush=True)
         if a.verbose:
             for r in rows:
                 print(r)
     print("\n".join(lines))
-    print("ref/bad = mean of the four rubric scores; ranked = reference strictly above its copy")
+    print(
+        "ref/bad = mean of the four rubric scores, probability-weighted where the judge gives"
+        " token probabilities;\nranked = reference strictly above its copy;"
+        " written = the same ranking by the integer scores the judge wrote"
+    )
 
 
 if __name__ == "__main__":

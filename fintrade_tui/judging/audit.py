@@ -398,11 +398,21 @@ def audit(
 
 def summary_line(result: dict[str, Any]) -> str:
     """One line: "3 figures: 2 supported, 1 contradicted (ROE 0.90 vs 0.356 in the store)"."""
+    from fintrade_tui.judging.company_check import company_line
+
     claims, s = result["claims"], result["summary"]
+    tail = [company_line(result.get("companies"))]
+    if s.get("reference_figures"):
+        tail.insert(
+            0, f"states {s['reference_stated']} of the reference's {s['reference_figures']} figures"
+        )
+    tail = "".join(f"; {t}" for t in tail if t)
     if not claims:
-        return "no figures to check"
+        return "no figures to check" + tail
     parts = [f"{s[SUPPORTED]} supported", f"{s[CONTRADICTED]} contradicted"]
-    parts += [f"{s[NOT_FOUND]} not found"] if s[NOT_FOUND] else []
+    n_agreed = s.get("reference_agreed")
+    agreed = f" ({n_agreed} as the reference states)" if n_agreed else ""
+    parts += [f"{s[NOT_FOUND]} not found{agreed}"] if s[NOT_FOUND] else []
     line = f"{len(claims)} figure{'s' * (len(claims) != 1)}: " + ", ".join(parts)
     bad = [
         f"{c['text']} vs {c['matched']} in the reference"  # text_audit's claims
@@ -413,11 +423,7 @@ def summary_line(result: dict[str, Any]) -> str:
         if c["verdict"] == CONTRADICTED
     ]
     line += f" ({'; '.join(bad[:2])})" if bad else ""
-    if s.get("reference_figures"):
-        line += (
-            f"; states {s['reference_stated']} of the reference's {s['reference_figures']} figures"
-        )
-    return line
+    return line + tail
 
 
 def _fmt(value: float, unit: str) -> str:

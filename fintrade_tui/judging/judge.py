@@ -161,15 +161,35 @@ def _messages(system: str, user: str, values: dict[str, str]) -> list[dict[str, 
     ]
 
 
+def _logprob_kwargs(model: str) -> dict[str, Any]:
+    """Ask for token probabilities where the provider gives them (expected scores)."""
+    try:
+        ok = model.startswith("local/") or "logprobs" in (
+            llm.litellm().get_supported_openai_params(model=model) or []
+        )
+    except Exception:  # a provider litellm cannot describe: ask for nothing extra
+        ok = False
+    return {"logprobs": True, "top_logprobs": 10} if ok else {}
+
+
 async def _ask_valid(
-    cfg: Config, judge: str, messages: list[dict], schema: dict, parse, retries: int
-) -> tuple[Any, list[str], str | None]:
-    """Call the judge until `parse` accepts its reply: (parsed or None, raw replies, error)."""
+    cfg: Config,
+    judge: str,
+    messages: list[dict],
+    schema: dict,
+    parse,
+    retries: int,
+    logprobs: bool = False,
+) -> tuple[Any, list[str], str | None, list | None]:
+    """Call the judge until `parse` accepts its reply: (parsed or None, raw replies, error,
+    the accepted reply's token logprobs when asked for and given)."""
     spec = llm.model_spec(cfg, judge)
     kwargs = llm.call_kwargs(judge, spec, cfg.model_dir) | _response_format(
         spec.model, schema, "judgement"
     )
     kwargs["temperature"] = 0.0
+    if logprobs:
+        kwargs |= _logprob_kwargs(spec.model)
     raws: list[str] = []
     error = None
     for _ in range(retries + 1):
@@ -178,13 +198,17 @@ async def _ask_valid(
         except Exception as exc:  # the call itself failed: that is the judge's failure too
             error = llm.error_text(exc, kwargs)
             continue
-        raw = resp.choices[0].message.content or ""
+        choice = resp.choices[0]
+        raw = choice.message.content or ""
         raws.append(raw)
         try:
-            return parse(raw), raws, None
+            parsed = parse(raw)
         except (ValueError, ValidationError) as exc:
             error = f"invalid judge output: {str(exc).splitlines()[0][:200]}"
-    return None, raws, error
+            continue
+        tokens = getattr(getattr(choice, "logprobs", None), "content", None)
+        return parsed, raws, None, tokens
+    return None, raws, error, None
 
 
 async def judge_run(cfg: Config, j: JudgeInput, judge: str | None = None) -> Score:
@@ -193,13 +217,14 @@ async def judge_run(cfg: Config, j: JudgeInput, judge: str | None = None) -> Sco
     t = templates()
     v = _values(j, _reference_budget(cfg, judge))
     messages = _messages(t["system"], t["user"], v)
-    parsed, raws, error = await _ask_valid(
+    parsed, raws, error, tokens = await _ask_valid(
         cfg,
         judge,
         messages,
         JUDGE_SCHEMA,
         lambda raw: Judgement.model_validate(load_json(raw)),
         cfg.judging.retries,
+        logprobs=True,
     )
     detail: dict[str, Any] = {
         "judge_model": llm.model_spec(cfg, judge).model,
@@ -218,6 +243,13 @@ async def judge_run(cfg: Config, j: JudgeInput, judge: str | None = None) -> Sco
         "trading_signal_integration": parsed.trading_signal_integration,
         "reasoning_depth": parsed.reasoning_depth,
     }
+    if tokens:
+        from fintrade_tui.judging.expected import expected_scores
+
+        written = {d: getattr(parsed, d).score for d in DIMENSIONS}
+        expected = expected_scores(raws[-1], tokens, written)
+        if expected:
+            detail["expected_scores"] = expected
     if j.question.reference_answer and "|" in j.question.reference_answer:
         from fintrade_tui.judging.rms import rms_sweep
 
@@ -250,7 +282,7 @@ async def panel_run(cfg: Config, j: JudgeInput, judge: str | None = None) -> Sco
         _ask_valid(cfg, judge, messages, PANEL_SCHEMA, parse_vote_with_reason, cfg.judging.retries)
         for _ in range(cfg.judging.panel_size)
     ]
-    results = await asyncio.gather(*calls)
+    results = [r[:3] for r in await asyncio.gather(*calls)]
     detail: dict[str, Any] = {
         "judge_model": llm.model_spec(cfg, judge).model,
         "prompt_hash": prompt_hash(),
@@ -279,7 +311,7 @@ def pair_judge(cfg: Config, question: Question, answers: dict[str, str], judge: 
         v["a"] = defang(answers[x] or "(empty)", "answer_a")
         v["b"] = defang(answers[y] or "(empty)", "answer_b")
         messages = _messages(t["pair_system"], t["pair_user"], v)
-        parsed, _, error = await _ask_valid(
+        parsed, _, error, _ = await _ask_valid(
             cfg, judge, messages, PAIR_SCHEMA, parse_pair, cfg.judging.retries
         )
         if parsed is None:

@@ -30,22 +30,29 @@ def audit_run(cfg: Config, run: dict[str, Any], q: Any) -> dict[str, Any] | None
     as_of, and against the evidence the question (or an imported run) supplies and its
     reference answer (judging/text_audit.py); one merged result naming what it compared with."""
     from fintrade_tui.judging.audit import audit
+    from fintrade_tui.judging.company_check import company_check
     from fintrade_tui.judging.text_audit import audit_text, merge_audits
 
     answer = run.get("answer")
     if not answer:
         return None
     store = None
-    if q.as_of:
+    if q.as_of or cfg.store.exists():  # an as_of question needs the store; else it may help
         with connect(cfg.store) as con:
-            store = audit(answer, q, con, cfg.judging.audit_tolerance)
+            store = audit(answer, q, con, cfg.judging.audit_tolerance) if q.as_of else None
+            companies = company_check(answer, q.tickers, con)
+    else:
+        companies = company_check(answer, q.tickers)
     texts = supplied_texts(q, run)
     # a benchmark's own reference answer is not audited against itself
     reference = None if run.get("condition") == "reference" else q.reference_answer
     text = None
     if texts or (reference and reference.strip()):
         text = audit_text(answer, texts, reference, cfg.judging.audit_tolerance)
-    return merge_audits(store, text) if store or text else None
+    merged = merge_audits(store, text) if store or text else None
+    if companies and (merged or companies["off_company"]):
+        merged = (merged or {"claims": [], "summary": {}, "against": []}) | {"companies": companies}
+    return merged
 
 
 def supplied_texts(q: Any, run: dict[str, Any]) -> list[str]:

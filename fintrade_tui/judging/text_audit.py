@@ -380,6 +380,11 @@ def audit_text(
     counts["checked"] = counts[SUPPORTED] + counts[CONTRADICTED]
     if ref:  # how much of the reference the answer carries: a cut-off answer states little
         counts["reference_figures"], counts["reference_stated"] = _coverage(figs, refs, tolerance)
+        # unverified figures the reference states alike: a judge reads "not found" as doubt
+        counts["reference_agreed"] = sum(
+            c["verdict"] == NOT_FOUND and (c["compared_with"] or "").startswith("reference")
+            for c in claims
+        )
     against = ["evidence"] * bool(docs) + ["reference"] * bool(ref)
     return {"claims": claims, "summary": counts, "against": against}
 
@@ -400,7 +405,7 @@ def merge_audits(
     keys = (*VERDICTS, "checked")
     parts = [p["summary"] for p in (store, text) if p]
     out = {"claims": claims, "summary": {k: sum(s.get(k, 0) for s in parts) for k in keys}}
-    for k in ("reference_figures", "reference_stated"):
+    for k in ("reference_figures", "reference_stated", "reference_agreed"):
         if text and k in text["summary"]:
             out["summary"][k] = text["summary"][k]
     out["against"] = ["store"] * (store is not None) + list((text or {}).get("against", []))

@@ -138,6 +138,24 @@ SCANS: list[tuple[re.Pattern[str], tuple[str, str] | None]] = [
 ]
 
 
+def alias_pattern(aliases: dict[str, str]) -> re.Pattern[str]:
+    """One regex over every alias, longest first, so "Advanced Micro Devices" wins over a
+    shorter overlapping alias; a possessive "'s" is part of the mention."""
+    alts = "|".join(re.escape(a) for a in sorted(aliases, key=len, reverse=True))
+    return re.compile(r"\b(" + alts + r")(?:['’]s)?\b")
+
+
+def table_mentions(text: str) -> list[str]:
+    """Tickers `text` names through the hand-kept alias table alone (names and tickers in
+    capitals), in order of first mention: for when no store is at hand."""
+    aliases = ALIASES | {t: t for t in ALIASES.values() if len(t) >= 2 and t not in _AMBIGUOUS}
+    out: list[str] = []
+    for m in alias_pattern(aliases).finditer(text):
+        if (t := aliases[m.group(1)]) not in out:
+            out.append(t)
+    return out
+
+
 @dataclass(frozen=True)
 class Mention:
     ticker: str
@@ -167,12 +185,7 @@ class CompanyIndex:
             if len(t) >= 2 and t not in _AMBIGUOUS:
                 aliases[t] = t
         aliases |= ALIASES  # the hand-kept table wins (and may name companies not in the store)
-        # longest first, so "Advanced Micro Devices" wins over a shorter overlapping alias
-        self._pattern = re.compile(
-            r"\b("
-            + "|".join(re.escape(a) for a in sorted(aliases, key=len, reverse=True))
-            + r")(?:['’]s)?\b"
-        )
+        self._pattern = alias_pattern(aliases)
         self._aliases = aliases
         self.filers = FilerDirectory(con, prefer=self.known)
 

@@ -44,6 +44,7 @@ class Sampling:
     seed: int | None = None
     stop: tuple[str, ...] = ()
     grammar: str | None = None  # GBNF text with a `root` rule
+    logprobs: int | None = None  # None: off; k: each token's logprob and its k likeliest rivals
 
 
 @dataclass
@@ -59,6 +60,7 @@ class _Request:
     generated: int = 0
     sampler: Any = None
     text: str = ""  # generated text not yet handed out (held back while it may start a stop)
+    logprobs: list[dict] = field(default_factory=list)  # one entry per generated token
     decoder: Any = field(default_factory=lambda: codecs.getincrementaldecoder("utf-8")("replace"))
 
 
@@ -82,7 +84,8 @@ class Engine:
     def stream(
         self, messages: list[dict], sampling: Sampling, cancel: threading.Event | None = None
     ) -> Iterator[dict[str, Any]]:
-        """`{"text": ...}` pieces, then `{"usage": ..., "finish": ..., "cached_tokens": n}`.
+        """`{"text": ...}` pieces, then `{"usage": ..., "finish": ..., "cached_tokens": n}`
+        (with `"logprobs"`, OpenAI's per-token list, when the sampling asks for them).
         Closing the iterator or setting `cancel` stops the generation at the next step."""
         self._ready.wait()
         if self._error is not None:
@@ -276,13 +279,15 @@ class Engine:
             if reading.n_past == len(reading.tokens):
                 self._reading = None
         for r, i in rows:
-            self._next(r, lib.llama_sampler_sample(r.sampler, self._ctx.ctx, i))
+            self._next(r, lib.llama_sampler_sample(r.sampler, self._ctx.ctx, i), i)
 
-    def _next(self, r: _Request, token: int) -> None:
+    def _next(self, r: _Request, token: int, row: int) -> None:
         """Hand out a sampled token's text, or end the stream."""
         if self._lib.llama_vocab_is_eog(self._model.vocab, token):
             return self._end(r, "stop")
         r.generated += 1
+        if r.sampling.logprobs is not None:
+            r.logprobs.append(self._logprobs(row, token, r.sampling.logprobs))
         r.text += r.decoder.decode(self._piece(token))
         stop = r.sampling.stop
         cut = min((r.text.find(s) for s in stop if s in r.text), default=-1)
@@ -298,6 +303,26 @@ class Engine:
             return self._end(r, "length")
         r.pending = token
 
+    def _logprobs(self, row: int, token: int, k: int) -> dict[str, Any]:
+        """OpenAI's entry for one token, from the model's raw distribution at that step (before
+        grammar and penalties: a caller renormalizes over the tokens it could have taken)."""
+        import numpy as np
+
+        n = self._lib.llama_vocab_n_tokens(self._model.vocab)
+        logits = np.ctypeslib.as_array(self._lib.llama_get_logits_ith(self._ctx.ctx, row), (n,))
+        peak = float(logits.max())
+        norm = peak + float(np.log(np.exp(logits - peak).sum()))
+        top = np.argpartition(logits, -k)[-k:] if k else np.array([], dtype=int)
+        top = top[np.argsort(-logits[top])]
+
+        def entry(t: int) -> dict[str, Any]:
+            return {
+                "token": self._piece(t).decode("utf-8", "replace"),
+                "logprob": float(logits[t]) - norm,
+            }
+
+        return entry(token) | {"top_logprobs": [entry(int(t)) for t in top]}
+
     def _piece(self, token: int) -> bytes:
         n = self._lib.llama_token_to_piece(self._model.vocab, token, self._buf, 256, 0, False)
         return self._buf.raw[:n] if n >= 0 else b""
@@ -306,7 +331,10 @@ class Engine:
         if r.text and finish != "cancelled":
             r.out.put({"text": r.text})
         usage = {"prompt_tokens": len(r.tokens), "completion_tokens": r.generated}
-        r.out.put({"usage": usage, "finish": finish, "cached_tokens": r.reused})
+        last = {"usage": usage, "finish": finish, "cached_tokens": r.reused}
+        if r.sampling.logprobs is not None:
+            last["logprobs"] = r.logprobs
+        r.out.put(last)
         self._finish(r, None)
 
     def _finish(self, r: _Request, error: BaseException | None) -> None:

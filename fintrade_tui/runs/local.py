@@ -95,6 +95,8 @@ def sampling(optional_params: dict) -> Any:
         p["max_tokens"] = optional_params["max_completion_tokens"]
     stop = p.pop("stop", ())
     rf = p.pop("response_format", None)
+    if optional_params.get("logprobs"):  # OpenAI's pair: a flag and how many rivals (0-20)
+        p["logprobs"] = int(optional_params.get("top_logprobs") or 0)
     grammar = None
     if isinstance(rf, dict) and rf.get("type") in ("json_schema", "json_object"):
         from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar
@@ -148,15 +150,16 @@ def _make_provider() -> Any:
 def _whole(model: str, parts: list[dict], response_cls: Any) -> Any:
     text = "".join(p.get("text", "") for p in parts)
     usage = parts[-1]["usage"]
+    choice = {
+        "index": 0,
+        "finish_reason": parts[-1]["finish"],
+        "message": {"role": "assistant", "content": text},
+    }
+    if parts[-1].get("logprobs") is not None:
+        choice["logprobs"] = {"content": parts[-1]["logprobs"]}
     return response_cls(
         model=model,
-        choices=[
-            {
-                "index": 0,
-                "finish_reason": parts[-1]["finish"],
-                "message": {"role": "assistant", "content": text},
-            }
-        ],
+        choices=[choice],
         usage=usage | {"total_tokens": usage["prompt_tokens"] + usage["completion_tokens"]},
     )
 

@@ -153,3 +153,21 @@ def test_the_default_local_model_names_the_fix_when_not_assembled(tmp_path: Path
         llm.call_kwargs("local", cfg.models["local"], cfg.model_dir)
     msg = str(err.value)
     assert "\n" not in msg and str(tmp_path / "empty") in msg and "make model" in msg
+
+
+def test_logprobs_are_the_models_distribution_at_each_token(engine) -> None:
+    import math
+
+    s = Sampling(max_tokens=8, temperature=0, logprobs=3)
+    text, end = run(engine, chat("Name one stock market index."), s)
+    entries = end["logprobs"]
+    assert len(entries) == end["usage"]["completion_tokens"] == 8
+    assert "".join(e["token"] for e in entries) == text  # the entries spell the reply
+    for e in entries:
+        top = [t["logprob"] for t in e["top_logprobs"]]
+        assert len(top) == 3 and top == sorted(top, reverse=True) and top[0] <= 0
+        # greedy without a grammar takes the likeliest token: it heads its own rivals
+        assert e["top_logprobs"][0]["token"] == e["token"]
+        assert math.isclose(e["logprob"], top[0])
+        assert sum(math.exp(x) for x in top) <= 1 + 1e-6
+    assert "logprobs" not in run(engine, chat("Name one index."))[1]  # only when asked

@@ -193,6 +193,7 @@ def test_a_figure_neither_source_states_is_not_found() -> None:
     } | {
         "reference_figures": 1,  # "0.25"
         "reference_stated": 0,
+        "reference_agreed": 0,
     }
     assert result["against"] == ["evidence", "reference"]
 
@@ -276,6 +277,7 @@ def test_merged_with_the_store_audit() -> None:
     } | {
         "reference_figures": 1,
         "reference_stated": 0,
+        "reference_agreed": 0,
     }
     assert merged["against"] == ["store", "reference"] and merged["as_of"] == "2024-11-01"
     assert [c["room"] for c in merged["claims"]] == ["store", "text"]
@@ -295,4 +297,8 @@ def test_coverage_counts_the_reference_figures_the_answer_states() -> None:
     assert (cut["reference_figures"], cut["reference_stated"]) == (3, 1)
     merged = merge_audits(None, audit_text("ROE was 35.4% and", [], ref))
     assert summary_line(merged).endswith("states 1 of the reference's 3 figures")
+    # figures no evidence states but the reference states alike are said to agree with it
+    assert (whole["NOT_FOUND"], whole["reference_agreed"]) == (3, 3)
+    line = summary_line(merge_audits(None, audit_text("ROE 35.4%, ROA 7.1%.", [], ref)))
+    assert line.startswith("2 figures: 0 supported, 0 contradicted, 2 not found (2 as the ref")
     assert "reference_figures" not in audit_text("ROE 35.4%", ["ROE 35.4%"], None)["summary"]
