@@ -26,6 +26,7 @@ import asyncio
 import re
 import statistics
 import time
+import zlib
 from pathlib import Path
 
 from fintrade_tui.config import load_config
@@ -93,7 +94,8 @@ def corrupt(q: Question, kind: str, ref: str) -> str | None:
         out = ref
         others = [t for t in NAMES if t not in tickers]
         for i, t in enumerate(tickers):
-            other = others[(hash(q.id) + i) % len(others)]
+            # crc32, not hash(): str hashes change with each process, the pairs must not
+            other = others[(zlib.crc32(q.id.encode()) + i) % len(others)]
             out = re.sub(rf"\b{t}\b", other, out)
             for name in NAMES[t]:
                 out = re.sub(rf"\b{re.escape(name)}\b", NAMES[other][0], out)
