@@ -2,7 +2,7 @@
 (G-Eval's trick). A small judge gives 5 to most answers; the probability it puts on each of 1-5
 where it wrote the score still tells a sure 5 from a hesitant one, so two answers it scored
 alike can still be ranked. Needs the reply's per-token logprobs (OpenAI's shape); without them,
-or when the reply cannot be lined up with its tokens, there is no expected score.
+or when a score cannot be found among its tokens, there is no expected score.
 """
 
 from __future__ import annotations
@@ -19,21 +19,19 @@ def _get(obj: Any, key: str) -> Any:
     return obj.get(key) if isinstance(obj, dict) else getattr(obj, key, None)
 
 
-def expected_scores(
-    raw: str, tokens: list[Any], written: dict[str, int]
-) -> dict[str, float] | None:
+def expected_scores(tokens: list[Any], written: dict[str, int]) -> dict[str, float] | None:
     """{dimension: Σ d·p(d) / Σ p(d)} over the digits 1-5 among each score token's likeliest
     rivals, for the dimensions of `written` (their scores as parsed, in the reply's order);
-    None when the tokens do not spell the reply or a score's token is not the digit alone."""
+    None when a score's token is not the digit alone or differs from the parsed score. The
+    scores are found in the tokens' own text: a character split over two tokens ("—") spells
+    differently there, but only inside a justification, never in `"score": 5`."""
     pieces = [_get(t, "token") or "" for t in tokens]
-    if not "".join(pieces).startswith(raw) or not raw:
-        return None
     starts, at = [], 0
     for p in pieces:
         starts.append(at)
         at += len(p)
-    found = list(_SCORE.finditer(raw))
-    if len(found) < len(written):
+    found = list(_SCORE.finditer("".join(pieces)))
+    if not written or len(found) < len(written):
         return None
     out: dict[str, float] = {}
     for (dim, score), m in zip(written.items(), found, strict=False):

@@ -247,7 +247,7 @@ async def judge_run(cfg: Config, j: JudgeInput, judge: str | None = None) -> Sco
         from fintrade_tui.judging.expected import expected_scores
 
         written = {d: getattr(parsed, d).score for d in DIMENSIONS}
-        expected = expected_scores(raws[-1], tokens, written)
+        expected = expected_scores(tokens, written)
         if expected:
             detail["expected_scores"] = expected
     if j.question.reference_answer and "|" in j.question.reference_answer:

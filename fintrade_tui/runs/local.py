@@ -96,7 +96,7 @@ def sampling(optional_params: dict) -> Any:
     stop = p.pop("stop", ())
     rf = p.pop("response_format", None)
     if optional_params.get("logprobs"):  # OpenAI's pair: a flag and how many rivals (0-20)
-        p["logprobs"] = int(optional_params.get("top_logprobs") or 0)
+        p["logprobs"] = max(0, min(20, int(optional_params.get("top_logprobs") or 0)))
     grammar = None
     if isinstance(rf, dict) and rf.get("type") in ("json_schema", "json_object"):
         from llama_cpp.llama_grammar import JSON_GBNF, LlamaGrammar

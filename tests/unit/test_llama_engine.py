@@ -171,3 +171,22 @@ def test_logprobs_are_the_models_distribution_at_each_token(engine) -> None:
         assert math.isclose(e["logprob"], top[0])
         assert sum(math.exp(x) for x in top) <= 1 + 1e-6
     assert "logprobs" not in run(engine, chat("Name one index."))[1]  # only when asked
+
+
+def test_the_judge_on_a_local_model_records_expected_scores(tmp_path: Path) -> None:
+    """End to end through litellm: the grammar-bound reply's score tokens carry probabilities,
+    and each expected score lies within 1-5 and within 2 of the integer written beside it."""
+    from fintrade_tui.judging.annotations import DIMENSIONS
+    from fintrade_tui.judging.judge import JudgeInput, judge_run
+    from fintrade_tui.questions.model import Question
+
+    (tmp_path / "config.yaml").write_text("store: s.duckdb\njudging:\n  model: local-tiny\n")
+    cfg = load_config(tmp_path / "config.yaml")
+    q = Question(id="q", source="t", category="F", text="What was Apple's ROE?")
+    q.reference_answer = "Apple's ROE was 35.6%."
+    run = {"id": "r", "answer": "Apple's ROE was 35.6%, a high return."}
+    score = asyncio.run(judge_run(cfg, JudgeInput(run, q)))
+    assert score.status == "ok", score.detail.get("error")
+    expected = score.detail["expected_scores"]
+    for d in DIMENSIONS:
+        assert 1 <= expected[d] <= 5 and abs(expected[d] - getattr(score, d)) < 2
