@@ -8,6 +8,7 @@ stocks ...") name no company and resolve to the index members on `as_of`.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from datetime import date
@@ -145,12 +146,19 @@ def alias_pattern(aliases: dict[str, str]) -> re.Pattern[str]:
     return re.compile(r"\b(" + alts + r")(?:['’]s)?\b")
 
 
+@functools.cache
+def _table() -> tuple[dict[str, str], re.Pattern[str]]:
+    """The alias table with its tickers in capitals, and its regex: built once, not per call."""
+    aliases = ALIASES | {t: t for t in ALIASES.values() if len(t) >= 2 and t not in _AMBIGUOUS}
+    return aliases, alias_pattern(aliases)
+
+
 def table_mentions(text: str) -> list[str]:
     """Tickers `text` names through the hand-kept alias table alone (names and tickers in
     capitals), in order of first mention: for when no store is at hand."""
-    aliases = ALIASES | {t: t for t in ALIASES.values() if len(t) >= 2 and t not in _AMBIGUOUS}
+    aliases, pattern = _table()
     out: list[str] = []
-    for m in alias_pattern(aliases).finditer(text):
+    for m in pattern.finditer(text):
         if (t := aliases[m.group(1)]) not in out:
             out.append(t)
     return out
