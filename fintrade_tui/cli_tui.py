@@ -15,9 +15,15 @@ from fintrade_tui.cli import Ctx, friendly, main
     default="universe",
     show_default=True,
 )
+@click.option(
+    "--index-in-background",
+    is_flag=True,
+    help="index every filing company for RAG in the background while the explorer is open"
+    " (resumes where a previous session stopped)",
+)
 @click.pass_obj
 @friendly
-def tui(obj: Ctx, model: str | None, screen: str) -> None:
+def tui(obj: Ctx, model: str | None, screen: str, index_in_background: bool) -> None:
     """Open the explorer: universe, company dashboard, questions, arena, results."""
     from fintrade_tui.runs.readiness import ensure_questions, ensure_store
     from fintrade_tui.store.workspace import open_workspace
@@ -28,4 +34,9 @@ def tui(obj: Ctx, model: str | None, screen: str) -> None:
     ensure_store(cfg, say)
     with open_workspace(cfg.workspace) as ws:
         ensure_questions(cfg, ws, say)  # a fresh clone: the bundle's seed questions
-    FinTradeApp(cfg, model, start=screen).run()
+    try:
+        FinTradeApp(cfg, model, start=screen, index_in_background=index_in_background).run()
+    finally:
+        from fintrade_tui.retrieval.indexing import stop_all
+
+        stop_all(10.0)  # the filing being embedded is dropped whole; the next start resumes

@@ -24,6 +24,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Markdown, Static
 
+from fintrade_tui.retrieval.indexing import pause_background, resume_background
 from fintrade_tui.runs import llm
 from fintrade_tui.runs.arena_core import (
     QUIET_GC,
@@ -237,10 +238,11 @@ class ArenaScreen(FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, Screen):
         stream = None
         end = None
         QUIET_GC.enter()
+        pause_background()  # background indexing gives the cores to this run
         try:
             await asyncio.to_thread(llm.litellm)  # a no-op once warm
             if spec.condition == "rag":
-                await self._ensure_index(pane, spec.question.tickers)
+                await self._ensure_index(pane, spec.question)
                 pane.preparing()
             stream = Markdown.get_stream(pane.markdown)  # batches what the screen can't draw
             pane.streaming = True
@@ -265,6 +267,7 @@ class ArenaScreen(FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, Screen):
             pane.failed(llm.error_text(exc))
         finally:
             QUIET_GC.leave()
+            resume_background()
             if stream is not None:
                 await stream.stop()
             self._settle(pane)
@@ -291,8 +294,9 @@ class ArenaScreen(FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, Screen):
             return None
         return found[0]["id"] if found else None
 
-    async def _ensure_index(self, pane: AnswerPane, tickers: list[str]) -> None:
-        """RAG needs the question's tickers indexed: build what is missing, with progress."""
+    async def _ensure_index(self, pane: AnswerPane, question: Any) -> None:
+        """RAG needs the question's tickers indexed: build first what it uses, with progress
+        (the rest of its companies follows in the background, shown in the title bar)."""
         from fintrade_tui.runs.readiness import ensure_index
 
         app = self.app
@@ -311,7 +315,10 @@ class ArenaScreen(FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, Screen):
         def say(msg: str) -> None:
             app.call_from_thread(pane.preparing, msg)
 
-        await asyncio.to_thread(ensure_index, self.cfg, tickers, say, Progress())
+        tickers, as_of = list(question.tickers), question.as_of
+        await asyncio.to_thread(ensure_index, self.cfg, tickers, say, Progress(), as_of, True)
+        if hasattr(self.app, "watch_indexing"):
+            self.app.watch_indexing()
 
     def _refresh_evidence(self, pane: AnswerPane) -> None:
         if pane is self.current:

@@ -97,18 +97,37 @@ def parse_filing(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return filing, facts
 
 
+def parse_with_sections(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict]]:
+    """A filing, its facts and its Item sections' clean text (parsed once here, so indexing
+    reads text, not HTML). A filing edgartools cannot split keeps its facts and gets no
+    sections: RAG then has nothing from it, the numbers are unaffected."""
+    from fintrade_tui.retrieval.filing_text import sections
+
+    filing, facts = parse_filing(path)
+    try:
+        found = sections(path, filing["form"])
+    except Exception:  # edgartools on a malformed document
+        found = []
+    rows = [
+        {"accession": filing["accession"], "ord": k, "section_key": key, "title": t, "text": x}
+        for k, (key, t, x) in enumerate(found)
+    ]
+    return filing, facts, rows
+
+
 def parse_all(paths: list[Path], workers: int = 2, progress: Any = None) -> list[tuple]:
-    """Parse filings in parallel processes (ixbrlparse is ~1 s per 10-K and CPU-bound)."""
+    """Parse filings (iXBRL facts and section text) in parallel processes: ~2 s per filing,
+    CPU-bound."""
     if workers <= 1 or len(paths) < 4:
         out = []
         for p in paths:
-            out.append(parse_filing(p))
+            out.append(parse_with_sections(p))
             if progress:
                 progress()
         return out
     with ProcessPoolExecutor(max_workers=workers) as pool:
         out = []
-        for result in pool.map(parse_filing, paths):
+        for result in pool.map(parse_with_sections, paths):
             out.append(result)
             if progress:
                 progress()

@@ -95,10 +95,11 @@ def run_ingest(cfg: Config, report: Reporter | None = None, strict: bool = False
         q = quarantined[0]
         raise UserError(q.file, f"quarantined: {q.reason}", "remove or replace the file")
     paths = filing_io.discover(bundle)
-    tick = report.start("filings: parse iXBRL", len(paths))
+    tick = report.start("filings: parse iXBRL and sections", len(paths))
     parsed = filing_io.parse_all(paths, progress=lambda: tick(1))
     filings = pd.DataFrame([p[0] for p in parsed])
     facts = pd.DataFrame([f for p in parsed for f in p[1]])
+    section_rows = pd.DataFrame([s for p in parsed for s in p[2]])
     dup = filings[filings["accession"].duplicated()] if len(filings) else filings
     if len(dup):
         raise UserError(dup["path"].iloc[0], "accession appears twice", "keep one copy") from None
@@ -162,6 +163,7 @@ def run_ingest(cfg: Config, report: Reporter | None = None, strict: bool = False
         tick(1)
         _insert(con, "filings", filings)
         _insert(con, "facts", facts, distinct=True)
+        _insert(con, "filing_sections", section_rows)
         tick(1)
         _insert(con, "quarter_inputs", inputs)
         _insert(con, "polygon_fundamentals", poly)

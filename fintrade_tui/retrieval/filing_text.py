@@ -332,7 +332,22 @@ def chunk_filing(
     child_tokens: int = 300,
     overlap: int = 50,
 ) -> list[Chunk]:
-    """Parent/child chunks of one filing; `filing` carries the `filings` table columns."""
+    """Parent/child chunks of one filing file; `filing` carries the `filings` table columns."""
+    found = sections(path, filing["form"])
+    filing = {**filing, "path": filing.get("path") or str(path)}
+    return chunk_sections(found, filing, company, parent_tokens, child_tokens, overlap)
+
+
+def chunk_sections(
+    found: list[tuple[str, str, str]],
+    filing: dict[str, Any],
+    company: str,
+    parent_tokens: int = 2000,
+    child_tokens: int = 300,
+    overlap: int = 50,
+) -> list[Chunk]:
+    """Parent/child chunks of one filing's (section_key, title, text) sections, as `sections`
+    returns them and the store's `filing_sections` table holds them."""
     form, acc, ticker = filing["form"], filing["accession"], filing["ticker"]
     filed, period_end = _day(filing["filed"]), _day(filing.get("period_end"))
     fp = filing.get("fiscal_period") or "FY"
@@ -340,11 +355,11 @@ def chunk_filing(
     shown = f"FY{filing['fiscal_year']}" + ("" if fp == "FY" else f" {fp}")
     ended = f", period ended {period_end}" if period_end else ""
     out: list[Chunk] = []
-    for key, title, text in sections(path, form):
+    for key, title, text in found:
         prefix = f"{company} ({ticker}) {form} {shown}, filed {filed}{ended} — {title}\n"
         same = {"track": "filing", "ticker": ticker, "form": form, "accession": acc, "filed": filed}
         same |= {"available_from": filed, "section_key": key, "section": title, "period": period}
-        same |= {"period_end": period_end, "source_path": str(path)}
+        same |= {"period_end": period_end, "source_path": str(filing.get("path") or "")}
         for p, ptext in enumerate(parents(text, parent_tokens)):
             for c, (a, b) in enumerate(children(ptext, child_tokens, overlap)):
                 out.append(

@@ -1,15 +1,19 @@
 """Index room: LanceDB tables of embedded chunks (one per track) and their parents.
 
-Build or refresh is incremental: a filing is re-chunked and re-embedded only when its file,
-the chunking settings or the model changed; a market chunk only when its text changed. A
-manifest beside the tables records what each filing and chunk was built from.
+Build or refresh is incremental: a filing is re-chunked and re-embedded only when its section
+text (parsed once at ingest into the store's `filing_sections`), the chunking settings or the
+model changed; a market chunk only when its text changed. A manifest beside the tables records
+what each filing and chunk was built from.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+import os
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -72,10 +76,39 @@ def _hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
 
 
-def _file_key(path: Path, cfg: Config) -> str:
+def text_keys(con: duckdb.DuckDBPyConnection, cfg: Config) -> dict[str, str]:
+    """Per accession: a hash of its stored section text and the chunking settings (a filing
+    is re-chunked when either changes; a re-parsed but identical text is not)."""
     r = cfg.retrieval
-    h = hashlib.sha1(path.read_bytes()).hexdigest()[:16]
-    return f"{h}:{r.parent_tokens}:{r.child_tokens}:{r.overlap_tokens}"
+    rows = con.execute(
+        "SELECT accession, md5(string_agg(section_key || chr(31) || title || chr(31) || text,"
+        " chr(30) ORDER BY ord)) FROM filing_sections GROUP BY accession"
+    ).fetchall()
+    return {a: f"{h[:16]}:{r.parent_tokens}:{r.child_tokens}:{r.overlap_tokens}" for a, h in rows}
+
+
+def _stored_sections(con: duckdb.DuckDBPyConnection, accession: str) -> list[tuple[str, str, str]]:
+    return con.execute(
+        "SELECT section_key, title, text FROM filing_sections WHERE accession = ? ORDER BY ord",
+        [accession],
+    ).fetchall()
+
+
+_THREADS = threading.Lock()
+
+
+@contextmanager
+def writer_lock(folder: Path) -> Iterator[None]:
+    """The index's single writer: a thread lock inside this process, a file lock across
+    processes (the TUI's background indexer and an `ask` in another terminal)."""
+    import fcntl
+
+    with _THREADS, open(folder / ".writer.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 class Index:
@@ -93,6 +126,13 @@ class Index:
         if not self.manifest_path.is_file():
             return {"filings": {}, "model": None}
         return json.loads(self.manifest_path.read_text())
+
+    def model_key(self) -> str:
+        """The embedding model and how it runs: another one means a rebuild."""
+        from fintrade_tui.retrieval import embed
+
+        r = self.cfg.retrieval
+        return f"{r.model}:{embed.precision(r.precision)}"
 
     def tickers(self) -> set[str]:
         """Tickers the index holds (every indexed ticker has market chunks)."""
@@ -112,18 +152,25 @@ class Index:
         con: duckdb.DuckDBPyConnection,
         progress: Progress | None = None,
         tickers: list[str] | None = None,
+        accessions: list[str] | None = None,
     ) -> IndexSummary:
-        """Build or refresh both tracks from the store (and the filings it points to); with
-        `tickers`, only theirs (what is indexed for other tickers stays as it is)."""
+        """Build or refresh both tracks from the store's text; with `tickers`, only theirs
+        (what is indexed for other tickers stays as it is); with `accessions` too, only those
+        filings of theirs (the rest of a ticker is indexed by a later call). One writer at a
+        time, across threads and processes."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        with writer_lock(self.path):
+            return self._build(con, progress, tickers, accessions)
+
+    def _build(self, con, progress, tickers, accessions) -> IndexSummary:
         import time
 
         from fintrade_tui.retrieval import embed, filing_text, market_track
 
         progress = progress or (lambda label, total: lambda n=1: None)
         r = self.cfg.retrieval
-        self.path.mkdir(parents=True, exist_ok=True)
         old = self.manifest()
-        model = f"{r.model}:{embed.precision(r.precision)}"
+        model = self.model_key()
         if old.get("model") not in (None, model):
             old = {"filings": {}, "model": model, "market": {}}  # another model: rebuild all
         s = IndexSummary()
@@ -138,20 +185,19 @@ class Index:
         in_store = {f["accession"] for f in filings}
         if tickers:
             filings = [f for f in filings if f["ticker"] in tickers]
+        if accessions is not None:
+            filings = [f for f in filings if f["accession"] in set(accessions)]
         s.filings = len(filings)
-        keys = {}
-        for f in filings:
-            p = Path(f["path"])
-            if not p.is_file():
-                raise UserError(str(p), "filing listed in the store is missing", "re-run ingest")
-            keys[f["accession"]] = _file_key(p, self.cfg)
+        current = text_keys(con, self.cfg)
+        keys = {f["accession"]: current.get(f["accession"], "no sections") for f in filings}
         stale = [f for f in filings if old["filings"].get(f["accession"]) != keys[f["accession"]]]
         gone = sorted(set(old["filings"]) - in_store)
         tick = progress("index: chunk filings", len(stale))
         new_chunks: list[Chunk] = []
         for f in stale:
-            new_chunks += filing_text.chunk_filing(
-                Path(f["path"]), f, f["company"], r.parent_tokens, r.child_tokens, r.overlap_tokens
+            found = _stored_sections(con, f["accession"])
+            new_chunks += filing_text.chunk_sections(
+                found, f, f["company"], r.parent_tokens, r.child_tokens, r.overlap_tokens
             )
             tick(1)
         market = list(market_track.market_chunks(con, tickers=tickers, since=r.market_since))
@@ -200,7 +246,10 @@ class Index:
             "filings": kept_filings | keys,
             "market": kept_market | {c.id: _hash(c.embed_text) for c in market},
         }
-        self.manifest_path.write_text(json.dumps(manifest))  # last: a crash means "rebuild"
+        # last, and atomically: a crash or a kill before this means "embed those again"
+        tmp = self.manifest_path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(manifest))
+        os.replace(tmp, self.manifest_path)
         return s
 
     def _replace(

@@ -114,6 +114,11 @@ def _rag(q: Question, ctx: ConditionContext) -> Evidence:
             dropped.append(gone[0])
     if dropped:
         ev.notes.append(f"not in the retrieval index, left out: {some_names(dropped)}")
+    if tickers:
+        from fintrade_tui.retrieval.indexing import coverage
+
+        if note := coverage(ctx.cfg, ctx.con, tickers, q.as_of):
+            ev.notes.append(note)
     for r in rows:
         item = _rag_item(r, q.as_of, ev.notes)
         if item.available_from is None or item.available_from > q.as_of:

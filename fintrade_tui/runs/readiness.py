@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from datetime import date
 from typing import Any
 
 from fintrade_tui.config import Config
@@ -48,18 +49,34 @@ def ensure_questions(cfg: Config, ws: Any, say: Say) -> None:
 _INDEXING = threading.Lock()  # concurrent RAG runs of one process build the index once
 
 
-def ensure_index(cfg: Config, tickers: list[str], say: Say, progress: Reporter = None) -> None:
-    """Index the tickers RAG needs that the index does not hold yet (others stay as they are)."""
+def ensure_index(
+    cfg: Config,
+    tickers: list[str],
+    say: Say,
+    progress: Reporter = None,
+    as_of: date | None = None,
+    staged: bool = False,
+) -> None:
+    """Index what RAG needs for `tickers` that the index does not hold yet (others stay as
+    they are). Staged (the Arena): only the filings a question as of `as_of` uses first, the
+    rest queued for the background indexer; otherwise every filing of the tickers."""
+    from fintrade_tui.retrieval import indexing
     from fintrade_tui.retrieval.index import Index
 
-    with _INDEXING:
+    with _INDEXING, connect(cfg.store) as con:
         index = Index(cfg)
-        missing = [t for t in tickers if t not in index.tickers()]
-        if not missing:
-            return
-        names = ", ".join(missing[:8]) + ("..." if len(missing) > 8 else "")
-        say(f"indexing {names} for RAG (once)")
-        # the index takes a (label, total) -> tick callable, as the `index` command gives it
-        start = (lambda label, total: progress.start(label, total)) if progress else None
-        with connect(cfg.store) as con:
-            index.build(con, start, missing)
+        if staged:
+            want = [a for t in tickers for a in indexing.first_filings(con, t, as_of)]
+        else:
+            want = [a for t in tickers for a in indexing.eligible(con, t, None)]
+        todo = indexing.unindexed(index, con, want)
+        market = indexing.needs_market(index, tickers)
+        if todo or market:
+            names = ", ".join(tickers[:8]) + ("..." if len(tickers) > 8 else "")
+            first = " it uses first (newest first)" if staged else ""
+            say(f"indexing {len(todo)} filings of {names}{first} for RAG")
+            # the index takes a (label, total) -> tick callable, as the `index` command gives it
+            start = (lambda label, total: progress.start(label, total)) if progress else None
+            index.build(con, start, list(tickers), accessions=todo)
+    if staged:
+        indexing.background(cfg).add(list(tickers))

@@ -70,9 +70,11 @@ class Prepared:
 class Runner:
     """Runs specs against one config; the store is opened read-only per preparing thread."""
 
-    def __init__(self, cfg: Config, runs: RunStore) -> None:
+    def __init__(self, cfg: Config, runs: RunStore, staged_index: bool = False) -> None:
         self.cfg = cfg
         self.runs = runs
+        # the Arena: a RAG run indexes first what its question uses, the rest in the background
+        self.staged_index = staged_index
 
     # -- evidence and prompt (blocking: store and retrieval; called on a worker thread) --
     def prepare(self, spec: RunSpec) -> Prepared:
@@ -90,7 +92,9 @@ class Runner:
             from fintrade_tui.runs.readiness import ensure_index
 
             # a fresh workspace (the TUI's first RAG run): index the question's tickers once
-            ensure_index(self.cfg, list(spec.question.tickers), lambda msg: None)
+            tickers = list(spec.question.tickers)
+            as_of = spec.question.as_of
+            ensure_index(self.cfg, tickers, lambda msg: None, None, as_of, self.staged_index)
         with connect(self.cfg.store, read_only=True) as con:
             evidence = build_evidence(
                 spec.condition, spec.question, ConditionContext(self.cfg, con)

@@ -13,7 +13,8 @@ import duckdb
 from fintrade_tui.errors import UserError
 
 # The store's format: a store another version built is rebuilt, not misread.
-STORE_VERSION = "2"  # 2: sec_pit rows, quality findings, reconciliation, ranked sources
+STORE_VERSION = "3"  # 2: sec_pit rows, quality findings, reconciliation, ranked sources;
+# 3: filing section text
 
 
 def schema_sql() -> str:

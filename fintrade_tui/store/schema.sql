@@ -38,6 +38,12 @@ CREATE TABLE IF NOT EXISTS filings (
     period_end DATE, fiscal_year INTEGER, fiscal_period VARCHAR, path VARCHAR
 );
 
+-- Each filing's Item sections as clean text (retrieval/filing_text.py), parsed once at ingest
+-- so indexing reads text, not HTML. `ord` keeps the filing's order.
+CREATE TABLE IF NOT EXISTS filing_sections (
+    accession VARCHAR, ord INTEGER, section_key VARCHAR, title VARCHAR, text VARCHAR
+);
+
 CREATE TABLE IF NOT EXISTS facts (
     accession VARCHAR, ticker VARCHAR, concept VARCHAR, prefix VARCHAR, value DOUBLE,
     unit VARCHAR, start_date DATE, end_date DATE, instant DATE, dimensional BOOLEAN,

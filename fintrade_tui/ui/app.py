@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from functools import partial
 from typing import Any, ClassVar
 
+from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
@@ -37,12 +38,19 @@ class FinTradeApp(App):
     ]
 
     def __init__(
-        self, cfg: Config, model: str | None = None, start: str = "universe", **kwargs: Any
+        self,
+        cfg: Config,
+        model: str | None = None,
+        start: str = "universe",
+        index_in_background: bool = False,
+        **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.cfg = cfg
         self.model = model or cfg.runs.default_model
         self.start = start
+        self.index_in_background = index_in_background
+        self._index_timer: Any = None
         self._store: Any = None
         self._workspace: Any = None
         self._lock = threading.Lock()
@@ -86,6 +94,40 @@ class FinTradeApp(App):
 
     def on_mount(self) -> None:
         self.action_goto(self.start)
+        if self.index_in_background:
+            # after the first screen has drawn: the indexer's model load would delay it
+            self.set_timer(2.0, self._index_filing_companies)
+
+    @work(thread=True, group="index-bg", exit_on_error=False)
+    def _index_filing_companies(self) -> None:
+        from fintrade_tui.retrieval.indexing import filing_companies
+
+        with self.store() as cur:
+            tickers = filing_companies(cur)
+        self.call_from_thread(self.watch_indexing, tickers)
+
+    def watch_indexing(self, tickers: list[str] | None = None) -> None:
+        """Show the background indexer's progress in the title bar (queueing `tickers`)."""
+        from fintrade_tui.retrieval.indexing import background
+
+        if tickers:
+            background(self.cfg).add(tickers)
+        if self._index_timer is None:
+            self._index_timer = self.set_interval(1.0, self._show_indexing)
+
+    def _show_indexing(self) -> None:
+        from fintrade_tui.retrieval.indexing import background
+
+        status = background(self.cfg).status
+        line = status.line()
+        self.title = f"{self.TITLE} · {line}" if line and status.running else self.TITLE
+        if not status.running and self._index_timer is not None:
+            self._index_timer.stop()
+            self._index_timer = None
+            if status.error:
+                self.notify(line, title="RAG index", severity="error", timeout=10)
+            elif status.total:
+                self.notify(line, title="RAG index", timeout=6)
 
     def action_goto(self, name: str, **kwargs: Any) -> None:
         """Open a screen by name (a fresh instance; arguments go to its constructor)."""

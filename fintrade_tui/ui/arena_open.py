@@ -104,7 +104,7 @@ class ArenaOpening:
         from fintrade_tui.runs.runner import Runner
 
         self.runs, self.scores, self.records = data["runs"], data["scores"], data["records"]
-        self.runner = Runner(self.cfg, self.runs)
+        self.runner = Runner(self.cfg, self.runs, staged_index=True)
         if self.records:
             await self._show_replay(data)
         elif data["question"] is not None:

@@ -143,3 +143,23 @@ def test_bad_input(indexed, tmp_path: Path) -> None:
         main, ["--config", str(never), "retrieve", "risk", "-t", "AAPL", "--as-of", "2025-01-02"]
     )
     assert res.exit_code == 2 and "fintrade-tui index" in res.output
+
+
+def test_store_holds_each_filings_sections_as_edgartools_parses_them(con) -> None:
+    """Indexing reads the section text ingest stored; it must be what the HTML parses to."""
+    from fintrade_tui.retrieval.filing_text import sections
+
+    path, form, acc = con.execute(
+        "SELECT path, form, accession FROM filings WHERE ticker = 'AAPL' AND form = '10-Q'"
+        " ORDER BY filed LIMIT 1"
+    ).fetchone()
+    stored = con.execute(
+        "SELECT section_key, title, text FROM filing_sections WHERE accession = ? ORDER BY ord",
+        [acc],
+    ).fetchall()
+    assert stored == sections(Path(path), form)
+    per_filing = con.execute(
+        "SELECT f.accession, count(s.accession) FROM filings f"
+        " LEFT JOIN filing_sections s USING (accession) GROUP BY 1"
+    ).fetchall()
+    assert len(per_filing) == 55 and min(n for _, n in per_filing) >= 5

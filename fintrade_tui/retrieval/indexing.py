@@ -1,0 +1,233 @@
+"""Indexing room: what a question needs indexed first, and the background indexer that does
+the rest of its companies one filing at a time.
+
+A RAG question on an unindexed ticker embeds only what it can use first: the filings filed on
+or before its `as_of`, newest first, down to and including the latest 10-K (the annual report
+and the quarterly reports since), and the ticker's market chunks. The rest follows in the
+background, newest first. Each filing is its own index build, committed with the manifest, so
+a kill loses at most the filing in hand and the next start resumes where it stopped; a
+question that needs indexing now waits for at most that one filing (the index has one writer).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import date
+
+import duckdb
+
+from fintrade_tui.config import Config
+from fintrade_tui.retrieval.index import Index, text_keys
+
+
+def first_filings(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date | None) -> list[str]:
+    """Accessions a question as of `as_of` uses first: newest first, down to the latest 10-K."""
+    rows = con.execute(
+        "SELECT accession, form FROM filings WHERE ticker = ? AND (? IS NULL OR filed <= ?)"
+        " ORDER BY filed DESC, accession",
+        [ticker, as_of, as_of],
+    ).fetchall()
+    out = []
+    for acc, form in rows:
+        out.append(acc)
+        if form == "10-K":
+            break
+    return out
+
+
+def eligible(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date | None) -> list[str]:
+    """Every filing of `ticker` filed on or before `as_of`, newest first."""
+    rows = con.execute(
+        "SELECT accession FROM filings WHERE ticker = ? AND (? IS NULL OR filed <= ?)"
+        " ORDER BY filed DESC, accession",
+        [ticker, as_of, as_of],
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def unindexed(index: Index, con: duckdb.DuckDBPyConnection, accessions: list[str]) -> list[str]:
+    """The accessions whose current text is not in the index (new, changed, or never built)."""
+    m = index.manifest()
+    model_ok = m.get("model") in (None, index.model_key())
+    keys = text_keys(con, index.cfg)
+    done = m.get("filings", {}) if model_ok else {}
+    return [a for a in accessions if done.get(a) != keys.get(a, "no sections")]
+
+
+def needs_market(index: Index, tickers: list[str]) -> list[str]:
+    m = index.manifest()
+    held = index.tickers() if m.get("model") in (None, index.model_key()) else set()
+    return [t for t in tickers if t not in held]
+
+
+def coverage(cfg: Config, con: duckdb.DuckDBPyConnection, tickers: list[str], as_of: date) -> str:
+    """A note for the evidence when retrieval could not yet see every eligible filing."""
+    index = Index(cfg)
+    want = [a for t in tickers for a in eligible(con, t, as_of)]
+    missing = unindexed(index, con, want)
+    if not missing:
+        return ""
+    return (
+        f"retrieval searched {len(want) - len(missing)} of the {len(want)} filings filed by"
+        f" {as_of} (the newest first; the older ones were still being indexed)"
+    )
+
+
+@dataclass
+class Status:
+    """What the background indexer is doing, for a status line."""
+
+    done: int = 0  # filings indexed by this indexer since it started
+    total: int = 0  # filings it has been asked to index
+    current: str = ""  # e.g. "NVDA 10-Q filed 2025-05-28"
+    error: str = ""
+    running: bool = False
+    tickers: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        if self.error:
+            return f"indexing stopped: {self.error}"
+        if not self.total:
+            return ""
+        if not self.running:
+            return f"RAG index: {self.total} filings of {len(self.tickers)} companies ready"
+        return f"indexing for RAG {self.done}/{self.total} filings · {self.current}"
+
+
+class Background:
+    """One daemon thread per index folder that indexes queued tickers, filing by filing."""
+
+    def __init__(self, cfg: Config) -> None:
+        self.cfg = cfg
+        self.status = Status()
+        self._queue: list[str] = []
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    def add(self, tickers: list[str]) -> None:
+        with self._lock:
+            for t in tickers:
+                if t not in self._queue and t not in self.status.tickers:
+                    self._queue.append(t)
+                    self.status.tickers.append(t)
+            if self._thread is None or not self._thread.is_alive():
+                self._stop.clear()
+                self._thread = threading.Thread(target=self._run, name="index-bg", daemon=True)
+                self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        t = self._thread
+        if t is not None:
+            t.join(timeout)
+        return t is None or not t.is_alive()
+
+    def _run(self) -> None:
+        from fintrade_tui.store.db import connect
+
+        self.status.running, self.status.error = True, ""
+        try:
+            with connect(self.cfg.store) as con:
+                while not self._stop.is_set():
+                    with self._lock:
+                        if not self._queue:
+                            break
+                        ticker = self._queue.pop(0)
+                    self._index_ticker(con, ticker)
+        except Exception as exc:  # shown in the status line; the app carries on
+            self.status.error = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+        finally:
+            self.status.running = False
+            self.status.current = ""
+
+    def _progress(self, label: str, total: int | None):
+        """The build's progress hook: where the indexer yields to model runs and stops."""
+
+        def tick(n: int = 1) -> None:
+            if self._stop.is_set() or _BUSY[0]:
+                raise _Stopped  # drop this filing (and the index's lock) at once
+
+        return tick
+
+    def _index_ticker(self, con: duckdb.DuckDBPyConnection, ticker: str) -> None:
+        index = Index(self.cfg)
+        todo = unindexed(index, con, eligible(con, ticker, None))
+        self.status.total += len(todo)
+        if not todo and needs_market(index, [ticker]):
+            index.build(con, tickers=[ticker], accessions=[])
+        for acc in todo:
+            if self._stop.is_set():
+                return
+            form, filed = con.execute(
+                "SELECT form, filed FROM filings WHERE accession = ?", [acc]
+            ).fetchone()
+            self.status.current = f"{ticker} {form} filed {filed}"
+            while True:
+                while _BUSY[0] and not self._stop.is_set():
+                    time.sleep(0.2)  # a model is answering (or a question indexing): wait
+                if self._stop.is_set():
+                    return
+                try:
+                    index.build(con, self._progress, [ticker], accessions=[acc])
+                    break
+                except _Stopped:
+                    continue  # nothing of this filing was written; retried when idle
+            self.status.done += 1
+
+
+class _Stopped(Exception):
+    pass
+
+
+_BACKGROUND: dict[str, Background] = {}
+_GUARD = threading.Lock()
+_BUSY = [0]  # model runs streaming in this process
+
+
+def pause_background() -> None:
+    """A model starts answering: background indexing drops the filing in hand at its next
+    embedding batch (releasing the index for a question's own indexing) and waits."""
+    with _GUARD:
+        _BUSY[0] += 1
+
+
+def resume_background() -> None:
+    with _GUARD:
+        _BUSY[0] = max(0, _BUSY[0] - 1)
+
+
+@contextmanager
+def busy() -> Iterator[None]:
+    pause_background()
+    try:
+        yield
+    finally:
+        resume_background()
+
+
+def stop_all(timeout: float) -> None:
+    """Stop every background indexer of this process, each within `timeout` seconds."""
+    for bg in list(_BACKGROUND.values()):
+        bg.stop()
+    for bg in list(_BACKGROUND.values()):
+        bg.wait(timeout)
+
+
+def background(cfg: Config) -> Background:
+    """The process's background indexer for this config's index folder."""
+    key = str(cfg.retrieval.index.resolve())
+    with _GUARD:
+        if key not in _BACKGROUND:
+            _BACKGROUND[key] = Background(cfg)
+        return _BACKGROUND[key]
+
+
+def filing_companies(con: duckdb.DuckDBPyConnection) -> list[str]:
+    return [r[0] for r in con.execute("SELECT DISTINCT ticker FROM filings ORDER BY 1").fetchall()]

@@ -1,0 +1,165 @@
+"""Staged indexing: a question's own filings first, the rest in the background, resumable."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from fintrade_tui.config import Config, load_config
+from fintrade_tui.retrieval import indexing
+from fintrade_tui.retrieval.index import Index
+from fintrade_tui.runs.readiness import ensure_index
+from tests.conftest import needs_bundle, write_config
+
+pytestmark = needs_bundle
+# few, long children: MiniLM reads 384 tokens of each, so a filing embeds in a second or two
+SMALL = "retrieval:\n  index: {index}\n  child_tokens: 1500\n  overlap_tokens: 0\n"
+
+
+def _cfg(built_store: Config, folder: Path) -> Config:
+    extra = SMALL.format(index=folder / "lancedb")
+    return load_config(write_config(folder, built_store.bundle, built_store.store, extra))
+
+
+def _rows(cfg: Config) -> dict[str, int]:
+    """Indexed filing chunks per accession, read from LanceDB itself."""
+    tbl = Index(cfg).open_table("filing")
+    accs = tbl.search().select(["accession"]).limit(tbl.count_rows() or 1).to_arrow()
+    out: dict[str, int] = {}
+    for a in accs.column("accession").to_pylist():
+        out[a] = out.get(a, 0) + 1
+    return out
+
+
+def _nvda(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, date]]:
+    return con.execute(
+        "SELECT accession, form, filed FROM filings WHERE ticker = 'NVDA' ORDER BY filed DESC"
+    ).fetchall()
+
+
+def test_first_filings_are_the_newest_down_to_the_latest_10k(con) -> None:
+    rows = _nvda(con)
+    as_of = date(2025, 6, 30)
+    eligible = [r for r in rows if r[2] <= as_of]
+    k = next(i for i, r in enumerate(eligible) if r[1] == "10-K")
+    assert indexing.first_filings(con, "NVDA", as_of) == [r[0] for r in eligible[: k + 1]]
+    assert 1 <= k + 1 < len(rows)  # a real stage: fewer than all of NVDA's filings
+    assert indexing.first_filings(con, "NVDA", date(2000, 1, 1)) == []
+
+
+def test_staged_index_then_background_then_nothing_left(built_store, con, tmp_path) -> None:
+    cfg = _cfg(built_store, tmp_path)
+    as_of = date(2025, 6, 30)
+    said: list[str] = []
+    ensure_index(cfg, ["NVDA"], said.append, None, as_of, staged=True)
+    first = indexing.first_filings(con, "NVDA", as_of)
+    bg = indexing.background(cfg)
+    # what the question uses is indexed before ensure_index returns; the rest comes after
+    assert set(first) <= set(Index(cfg).manifest()["filings"])
+    assert bg.wait(300), "the background indexer did not finish"
+    assert not bg.status.error
+    everything = [r[0] for r in _nvda(con)]
+    assert set(_rows(cfg)) == set(everything)
+    assert bg.status.done == bg.status.total == len(everything) - len(first)
+    assert indexing.unindexed(Index(cfg), con, everything) == []
+    assert Index(cfg).build(con, tickers=["NVDA"]).chunks_embedded == 0
+    assert said and "NVDA" in said[0]
+
+
+def test_coverage_note_names_what_retrieval_could_not_see(built_store, con, tmp_path) -> None:
+    cfg = _cfg(built_store, tmp_path)
+    as_of = date(2025, 6, 30)
+    ensure_index(cfg, ["NVDA"], lambda m: None, None, as_of, staged=False)
+    assert indexing.coverage(cfg, con, ["NVDA"], as_of) == ""
+    indexing.background(cfg).stop()
+    cfg2 = _cfg(built_store, tmp_path / "second")
+    Index(cfg2).build(con, tickers=["NVDA"], accessions=indexing.first_filings(con, "NVDA", as_of))
+    n = len([r for r in _nvda(con) if r[2] <= as_of])
+    note = indexing.coverage(cfg2, con, ["NVDA"], as_of)
+    assert f"of the {n} filings filed by 2025-06-30" in note
+
+
+KILLED = """
+import sys, time
+from fintrade_tui.config import load_config
+from fintrade_tui.retrieval import indexing
+cfg = load_config(sys.argv[1])
+bg = indexing.background(cfg)
+bg.add(["TSLA"])
+t0 = time.time()
+while bg.status.done < 2 and not bg.status.error and time.time() - t0 < 300:
+    time.sleep(0.05)
+print("two filings done" if bg.status.done >= 2 else f"failed: {bg.status.error}", flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_killed_background_indexer_resumes_where_it_stopped(built_store, con, tmp_path) -> None:
+    """SIGKILL mid-way: every filing the manifest lists is whole in LanceDB, and a new start
+    indexes only the rest."""
+    cfg = _cfg(built_store, tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", KILLED, str(cfg.source_file)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "two filings done"
+        time.sleep(1.0)  # most likely mid-way through the third filing
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    listed = set(Index(cfg).manifest()["filings"])
+    rows = _rows(cfg)
+    assert len(listed) >= 2 and listed <= set(rows)  # nothing listed is missing from LanceDB
+    everything = [
+        a
+        for a, _, _ in con.execute(
+            "SELECT accession, form, filed FROM filings WHERE ticker = 'TSLA'"
+        ).fetchall()
+    ]
+    left = indexing.unindexed(Index(cfg), con, everything)
+    assert 0 < len(left) < len(everything)
+    bg = indexing.background(cfg)
+    bg.add(["TSLA"])
+    assert bg.wait(300) and not bg.status.error
+    assert bg.status.done == len(left)
+    # a filing cut off mid-write was embedded again whole: no duplicated chunks
+    s = Index(cfg).build(con, tickers=["TSLA"])
+    assert s.chunks_embedded == 0 and s.filing_chunks == sum(_rows(cfg).values())
+    assert set(_rows(cfg)) == set(everything)
+
+
+@pytest.mark.parametrize("stage", ["pause", "stop"])
+def test_a_paused_or_stopped_indexer_writes_no_part_of_a_filing(
+    built_store, con, tmp_path, stage
+) -> None:
+    cfg = _cfg(built_store, tmp_path)
+    bg = indexing.background(cfg)
+    bg.add(["ADSK"])
+    while bg.status.done < 1 and bg.status.running:
+        time.sleep(0.02)
+    if stage == "pause":
+        indexing.pause_background()
+        time.sleep(3)
+        held = dict(_rows(cfg))
+        time.sleep(2)
+        assert _rows(cfg) == held  # nothing is written while a model answers
+        indexing.resume_background()
+        assert bg.wait(300)
+        assert indexing.unindexed(Index(cfg), con, list(_rows(cfg))) == []
+    else:
+        bg.stop()
+        assert bg.wait(60)
+    listed = set(Index(cfg).manifest()["filings"])
+    assert listed == set(_rows(cfg))
