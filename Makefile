@@ -34,11 +34,11 @@ $(MODEL): fintrade_tui/runs/locks/qwen2.5-coder-1.5b.txt | $(STAMP)
 model: $(MODEL)
 
 demo: venv model
-	# the store is built once (about 1.5 min; again when its format changes); then the explorer
-	# opens on the bundle, offline,
-	# with the local model (RAG indexes a question's companies on its first run)
+	# the store is built once (about 2 min; again when its format changes); then the explorer
+	# opens on the bundle, offline, with the local model, and indexes the filing companies for
+	# RAG in the background (progress in the title bar; a later start resumes)
 	$(BIN)/fintrade-tui ingest --if-outdated
-	$(BIN)/fintrade-tui tui
+	$(BIN)/fintrade-tui tui --index-in-background
 
 lint: venv
 	$(BIN)/ruff check .

@@ -72,7 +72,7 @@ def mini_bundle(tmp_path: Path) -> Path:
     for src in ("prices-yahoo", "prices-2020", "reference", "fintradebench/filings/AAPL"):
         (b / src).mkdir(parents=True)
     for i, t in enumerate(("AAPL", "MSFT")):
-        # long enough that a signal refresh re-reads only part of the history (LOOKBACK rows)
+        # long enough that a signal refresh re-reads only part of the history (HISTORY rows)
         full = synthetic_prices("2019-06-03", 1500, seed=i)
         full.iloc[:1300].to_csv(b / "prices-yahoo" / f"{t}.csv", index=False)
         later = full.iloc[1150:].copy()
