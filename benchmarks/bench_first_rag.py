@@ -1,0 +1,189 @@
+"""First RAG answer: pressing `r` in the Arena on a question about a ticker the index does not
+hold yet, to the RAG pane's first token.
+
+Each subject runs in a fresh process with an empty index folder (a temp dir; the project's own
+index is never used), the built store read-only, and one question: NVIDIA, as of 2025-06-30
+(8 filings in the bundle, 6 filed by then). The Arena opens on it with only the RAG pane; the
+clock starts at the key press. Printed per subject: r -> first token, and where the time went
+(r -> indexing done, i.e. the run's evidence ready; evidence -> first token, the model's own
+time to first token), how many filings were indexed before the answer and what the background
+indexer did afterwards. Subjects:
+
+- local: the default local model (Qwen2.5-Coder-1.5B through llama.cpp), the real path;
+- mock: litellm's `mock_response`, so the figure is indexing and retrieval alone.
+
+Target: r -> first token under 20 s with the local model. The index settings (embedding
+option, chunk sizes) are the config's, so the figure follows the default.
+
+    .venv/bin/python benchmarks/bench_first_rag.py [--subjects local,mock] [--reps 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from fintrade_tui.config import Config, ModelConfig, load_config
+
+TARGET_S = 20.0
+QID = "BENCH-FIRST-RAG"
+
+
+def question(cfg: Config) -> Any:
+    from fintrade_tui.questions.model import RESOLVED, Question
+    from fintrade_tui.questions.resolve import Resolver
+    from fintrade_tui.store.db import connect
+
+    q = Question(
+        id=QID,
+        source="jsonl",
+        category="FT",
+        text="What did NVIDIA's management say about data center revenue growth in its latest"
+        " report, and how did the stock trade over the quarter?",
+        tickers=["NVDA"],
+        scope="company",
+        as_of=date(2025, 6, 30),
+        window_start=date(2025, 4, 1),
+        window_end=date(2025, 6, 30),
+        status=RESOLVED,
+    )
+    with connect(cfg.store) as con:
+        return Resolver(con, date(2025, 9, 30)).evidence(q)
+
+
+def setup(folder: Path, subject: str) -> Config:
+    from fintrade_tui.store.workspace import open_workspace, save_questions
+
+    base = load_config()
+    models = dict(base.models)
+    if subject == "mock":
+        models["mock"] = ModelConfig(
+            model="openai/gpt-4o-mini", extra={"mock_response": "Data center revenue grew."}
+        )
+    cfg = base.model_copy(update={"workspace": folder / "ws.duckdb", "models": models})
+    cfg.retrieval = cfg.retrieval.model_copy(update={"index": folder / "lancedb"})
+    cfg.runs = cfg.runs.model_copy(
+        update={"default_model": "mock" if subject == "mock" else "local", "conditions": ["rag"]}
+    )
+    with open_workspace(cfg.workspace) as ws:
+        save_questions(ws, [question(cfg)])
+    return cfg
+
+
+async def measure(cfg: Config) -> dict[str, Any]:
+    from fintrade_tui.screens.arena import ArenaScreen
+
+    from fintrade_tui.retrieval import indexing
+    from fintrade_tui.ui.app import FinTradeApp
+    from fintrade_tui.ui.panes import AnswerPane
+
+    marks: dict[str, float] = {}
+    said: list[tuple[float, str]] = []
+    orig_prep, orig_started, orig_token = AnswerPane.preparing, AnswerPane.started, AnswerPane.token
+
+    def preparing(self: Any, text: str = "preparing evidence…") -> None:
+        said.append((time.perf_counter(), text))
+        orig_prep(self, text)
+
+    def started(self: Any, run_id: str, evidence: Any) -> None:
+        marks.setdefault("evidence", time.perf_counter())
+        marks["notes"] = list(getattr(evidence, "notes", []) or [])
+        orig_started(self, run_id, evidence)
+
+    def token(self: Any) -> None:
+        marks.setdefault("token", time.perf_counter())
+        orig_token(self)
+
+    AnswerPane.preparing, AnswerPane.started, AnswerPane.token = preparing, started, token
+
+    class BenchApp(FinTradeApp):
+        def on_mount(self, event: Any) -> None:
+            event.prevent_default()
+            self.push_screen(ArenaScreen(question_id=QID))
+
+    app = BenchApp(cfg)
+    async with app.run_test(size=(150, 45)) as pilot:
+        await pilot.pause(0.5)
+        await app.workers.wait_for_complete()  # the workspace and litellm are ready
+        await pilot.pause(0.2)
+        t0 = time.perf_counter()
+        await pilot.press("r")
+        while "token" not in marks and time.perf_counter() - t0 < 600:
+            await pilot.pause(0.05)
+        index_before = len(indexing.Index(cfg).manifest().get("filings", {}))
+        await app.workers.wait_for_complete()
+        statuses = [p.status for p in app.screen.panes()]
+    bg = indexing.background(cfg)
+    t_bg = time.perf_counter()
+    bg.wait(900)
+    return {
+        "first_token_s": marks.get("token", float("nan")) - t0,
+        "evidence_s": marks.get("evidence", float("nan")) - t0,
+        "model_ttft_s": marks.get("token", float("nan")) - marks.get("evidence", float("nan")),
+        "filings_before_answer": index_before,
+        "background_filings": bg.status.done,
+        "background_s": time.perf_counter() - t_bg,
+        "said": [(round(t - t0, 2), m) for t, m in said if t >= t0][:12],
+        "notes": marks.get("notes", []),
+        "statuses": statuses,
+    }
+
+
+def one(subject: str) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="bench-first-rag-") as td:
+        cfg = setup(Path(td), subject)
+        return asyncio.run(measure(cfg))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--subjects", default="local,mock")
+    ap.add_argument("--reps", type=int, default=1)
+    ap.add_argument("--one", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.one:
+        print(json.dumps(one(args.one)))
+        return 0
+    results: dict[str, list[dict]] = {}
+    for _ in range(args.reps):
+        for s in args.subjects.split(","):
+            print(f"[{time.strftime('%H:%M:%S')}] {s}", file=sys.stderr, flush=True)
+            out = subprocess.run(
+                [sys.executable, __file__, "--one", s],
+                capture_output=True,
+                text=True,
+                env=os.environ | {"PYTHONUNBUFFERED": "1"},
+            )
+            if out.returncode:
+                sys.exit(f"{s}: failed\n{out.stderr[-3000:]}")
+            results.setdefault(s, []).append(json.loads(out.stdout.strip().splitlines()[-1]))
+    print(f"load average {os.getloadavg()[0]:.1f} (2 cores); target r -> token < {TARGET_S:.0f} s")
+    print("subject | r -> first token | r -> evidence | model TTFT | filings first | background")
+    ok = True
+    for s, rs in results.items():
+        for r in rs:
+            print(
+                f"{s:7} | {r['first_token_s']:8.1f} s | {r['evidence_s']:8.1f} s |"
+                f" {r['model_ttft_s']:6.1f} s | {r['filings_before_answer']:5} |"
+                f" +{r['background_filings']} filings in {r['background_s']:.0f} s"
+            )
+            for t, m in r["said"]:
+                print(f"        {t:6.2f} s  {m}")
+            for n in r["notes"]:
+                print(f"        note: {n}")
+            ok &= s != "local" or r["first_token_s"] < TARGET_S
+    print("verdict:", "target met" if ok else "TARGET MISSED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
