@@ -94,7 +94,8 @@ class Status:
         if not self.total:
             return ""
         if not self.running:
-            return f"RAG index: {self.total} filings of {len(self.tickers)} companies ready"
+            n = len(self.tickers)
+            return f"RAG index: {self.total} filings of {n} compan{'y' if n == 1 else 'ies'} ready"
         return f"indexing for RAG {self.done}/{self.total} filings · {self.current}"
 
 

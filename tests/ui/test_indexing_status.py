@@ -1,0 +1,58 @@
+"""Background indexing in the explorer: started for the filing companies, shown in the title."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from fintrade_tui.config import Config, load_config
+from fintrade_tui.retrieval import indexing
+from fintrade_tui.ui.app import FinTradeApp
+from tests.conftest import needs_bundle, write_config
+
+pytestmark = needs_bundle
+
+
+def _cfg(built_store: Config, folder: Path) -> Config:
+    extra = (
+        f"retrieval:\n  index: {folder / 'lancedb'}\n  child_tokens: 1500\n  overlap_tokens: 0\n"
+    )
+    cfg = load_config(write_config(folder, built_store.bundle, built_store.store, extra))
+    return cfg.model_copy(update={"workspace": folder / "ws.duckdb"})
+
+
+async def test_index_in_background_queues_every_filing_company(
+    built_store, con, tmp_path, monkeypatch
+) -> None:
+    queued: list[list[str]] = []
+    monkeypatch.setattr(indexing.Background, "add", lambda self, t: queued.append(list(t)))
+    app = FinTradeApp(_cfg(built_store, tmp_path), index_in_background=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        t0 = time.perf_counter()
+        while not queued and time.perf_counter() - t0 < 20:
+            await pilot.pause(0.1)
+        assert time.perf_counter() - t0 >= 1.5  # after the first screen, not before it
+    want = [r[0] for r in con.execute("SELECT DISTINCT ticker FROM filings ORDER BY 1").fetchall()]
+    assert queued == [want] and len(want) == 7
+
+
+async def test_title_shows_progress_then_a_ready_notice(built_store, tmp_path) -> None:
+    cfg = _cfg(built_store, tmp_path)
+    app = FinTradeApp(cfg)
+    titles: list[str] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.watch_indexing(["ADSK"])
+        bg = indexing.background(cfg)
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < 300:
+            await pilot.pause(0.25)
+            titles.append(app.title)
+            if not bg.status.running and app._index_timer is None:
+                break
+        notices: list[Any] = [n.message for n in app._notifications]
+    shown = [t for t in titles if "indexing for RAG" in t]
+    assert shown, titles[:5]
+    assert any("/8 filings · ADSK 10-" in t for t in shown)
+    assert titles[-1] == "fintrade-tui"  # back to the plain title once done
+    assert any("8 filings of 1 company ready" in m for m in notices), notices
