@@ -109,15 +109,19 @@ class Background:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self._ticker = ""  # the one being indexed
 
     def add(self, tickers: list[str]) -> None:
+        """Queue tickers (a ticker indexed before is checked again: cheap when complete)."""
         with self._lock:
             for t in tickers:
-                if t not in self._queue and t not in self.status.tickers:
+                if t not in self._queue and t != self._ticker:
                     self._queue.append(t)
+                if t not in self.status.tickers:
                     self.status.tickers.append(t)
-            if self._thread is None or not self._thread.is_alive():
+            if not self.status.running:  # under the lock: a finishing thread takes no more
                 self._stop.clear()
+                self.status.running, self.status.error = True, ""
                 self._thread = threading.Thread(target=self._run, name="index-bg", daemon=True)
                 self._thread.start()
 
@@ -133,20 +137,21 @@ class Background:
     def _run(self) -> None:
         from fintrade_tui.store.db import connect
 
-        self.status.running, self.status.error = True, ""
         try:
             with connect(self.cfg.store) as con:
                 while not self._stop.is_set():
                     with self._lock:
                         if not self._queue:
+                            self.status.running = False  # from here on, add() starts anew
                             break
-                        ticker = self._queue.pop(0)
-                    self._index_ticker(con, ticker)
+                        self._ticker = self._queue.pop(0)
+                    self._index_ticker(con, self._ticker)
         except Exception as exc:  # shown in the status line; the app carries on
             self.status.error = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
         finally:
-            self.status.running = False
-            self.status.current = ""
+            with self._lock:
+                if self._thread is threading.current_thread():  # not a successor's state
+                    self.status.running, self.status.current, self._ticker = False, "", ""
 
     def _progress(self, label: str, total: int | None):
         """The build's progress hook: where the indexer yields to model runs and stops."""
