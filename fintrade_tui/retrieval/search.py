@@ -4,6 +4,10 @@ with an optional rerank stage, per-track quotas, parent de-duplication and a tok
 Point-in-time: a filing passage is eligible only if filed on or before `as_of`; a market chunk
 only if it ends on or before `as_of` and overlaps the window. The filters run inside LanceDB
 (prefilter), so nothing from the future is ever ranked.
+
+Recency (`recency.py`): by default the filing candidates are de-duplicated across filings and
+get a prior on filing age, so that among near-equal passages the latest filing by `as_of` comes
+first; `recency=False` ranks as before, a float sets the prior's strength.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import numpy as np
 
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
+from fintrade_tui.retrieval import recency as _recency
 from fintrade_tui.retrieval.chunks import approx_tokens
 from fintrade_tui.retrieval.index import TABLE, Index
 
@@ -128,8 +133,13 @@ def retrieve(
     k: int | None = None,
     token_budget: int | None = None,
     mode: str = "hybrid",
+    recency: bool | float = True,
 ) -> list[dict[str, Any]]:
-    """Evidence items for `question` about `tickers`, as visible after the close of `as_of`."""
+    """Evidence items for `question` about `tickers`, as visible after the close of `as_of`.
+
+    `recency`: True = de-duplicate filing passages repeated across filings and apply the
+    filing-age prior at `recency.STRENGTH`; a float = that strength (0: de-duplication only);
+    False = neither (the plain fused or reranked order)."""
     if not question or not question.strip():
         raise UserError("query", "is empty", "give the question text")
     if mode not in MODES:
@@ -162,6 +172,9 @@ def retrieve(
         tbl = tables[track]
         where = _where(track, tickers, as_of, start)
         rows = _ranked(cfg, tbl, track, mode, question, vec, where)
+        if track == "filing" and recency is not False:
+            strength = _recency.STRENGTH if recency is True else float(recency)
+            rows = _recency.apply(rows, tables["filed"], as_of, strength, _recency.DUP_JACCARD)
         ranked[track] = _dedup_parents(rows) if track == "filing" else rows
     # a track with too few results lends its quota to the other
     for a, b in (("filing", "market"), ("market", "filing")):
@@ -169,8 +182,13 @@ def retrieve(
         if spare > 0:
             quota[b] += spare
     picked = ranked["filing"][: quota["filing"]] + ranked["market"][: quota["market"]]
-    picked.sort(key=lambda d: -d["scores"].get("rerank", d["scores"]["fused"]))
+    picked.sort(key=lambda d: -_score(d))
     return _with_parents(tables["parents"], _budget(picked, budget), as_of)
+
+
+def _score(d: dict) -> float:
+    s = d["scores"]
+    return s.get("recency", s.get("rerank", s["fused"]))
 
 
 _OPEN: dict[tuple[str, float], dict[str, Any]] = {}
@@ -178,8 +196,9 @@ _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="retrieve")
 
 
 def _tables(index: Index) -> dict[str, Any]:
-    """Open tables and the tickers they hold, kept per index folder until the manifest changes
-    (opening them costs a few ms a query)."""
+    """Open tables, the tickers they hold and the sorted filing dates (one per filing) of each
+    ticker and each (ticker, form), kept per index folder until the manifest changes (opening
+    them costs a few ms a query)."""
     stamp = index.manifest_path.stat().st_mtime if index.manifest_path.is_file() else 0.0
     key = (str(index.path), stamp)
     if key not in _OPEN:
@@ -191,6 +210,15 @@ def _tables(index: Index) -> dict[str, Any]:
             rows = tbl.search().select(["ticker"]).limit(tbl.count_rows() or 1).to_arrow()
             held |= set(rows.column("ticker").unique().to_pylist())
         tables["tickers"] = held
+        tbl = tables["filing"]
+        cols = ["ticker", "form", "accession", "filed"]
+        got = tbl.search().select(cols).limit(tbl.count_rows() or 1).to_arrow()
+        filed: dict[Any, list[date]] = {}  # by ticker and by (ticker, form)
+        rows = zip(*(got.column(c).to_pylist() for c in cols), strict=True)
+        for t, form, _, day in sorted(set(rows)):
+            filed.setdefault(t, []).append(day)
+            filed.setdefault((t, form), []).append(day)
+        tables["filed"] = filed
         _OPEN.clear()
         _OPEN[key] = tables
     return _OPEN[key]
