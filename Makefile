@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 
 MODEL := data/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
 
-.PHONY: venv model demo test lint bench bench-models bench-judge bench-retrieval bench-tui bench-import index clean-store
+.PHONY: venv model demo test lint bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import index clean-store
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -58,6 +58,15 @@ bench-models: venv model
 
 bench-judge: venv model
 	$(BIN)/python benchmarks/bench_judge_calibration.py
+
+bench-embedding: venv
+	$(BIN)/python benchmarks/bench_embedding.py
+
+bench-recency: venv
+	$(BIN)/python benchmarks/bench_recency.py
+
+bench-first-rag: venv model
+	$(BIN)/python benchmarks/bench_first_rag.py
 
 bench-retrieval: venv
 	$(BIN)/python benchmarks/bench_retrieval.py

@@ -8,8 +8,8 @@ Run from the project root:
 `--index PATH` is the LanceDB folder to use: built there (7 tickers, from the store opened
 read-only) when it holds no index yet, otherwise reused as it is (no refresh: delete the folder
 to pick up store or chunking changes). Without it the index is built into a
-temp dir removed at the end. The embedding precision is pinned to bf16 (not the config's
-default), so an index built once stays valid while that default changes. Index building, query
+temp dir removed at the end. The embedding settings are the config's (`--precision` picks
+another option, e.g. to reuse an index built with it). Index building, query
 loading and the point-in-time draws are bench_retrieval.py's own functions, imported.
 
 Every variant of the recency step of `search.retrieve` (its `recency` argument) is run over two
@@ -118,15 +118,27 @@ def recency_quality(queries: list[dict], results: list, filings: dict[str, dict]
     return {"latest3": latest / n, "target3": target / n, "first": first / n, "misses": misses}
 
 
+def embed_option(cfg: Config) -> str:
+    from fintrade_tui.retrieval.embed import precision
+
+    return precision(cfg.retrieval.precision)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--index", type=Path, help="LanceDB folder to build into or reuse")
     ap.add_argument("--seed", type=int, default=7, help="seed of the random as_of draws")
     ap.add_argument("--modes", default="dense,hybrid", help="modes of the variant sweep")
+    ap.add_argument("--precision", help="embedding option (default: the config's)")
+    ap.add_argument("--children", help="child/overlap tokens, e.g. 400/40 (default: config's)")
     args = ap.parse_args()
     tmp = None if args.index else Path(tempfile.mkdtemp(prefix="ftr-bench-recency-"))
     cfg = br.bench_config(args.index or tmp / "lancedb")
-    cfg.retrieval.precision = "bf16"  # pinned: the index stays valid when the default changes
+    if args.precision:  # e.g. bf16 to keep reusing an index built before the default changed
+        cfg.retrieval.precision = args.precision
+    if args.children:
+        child, overlap = (int(x) for x in args.children.split("/"))
+        cfg.retrieval.child_tokens, cfg.retrieval.overlap_tokens = child, overlap
     try:
         return report(cfg, args)
     finally:
@@ -148,6 +160,15 @@ def report(cfg: Config, args: argparse.Namespace) -> int:
         b = {"path": cfg.retrieval.index}  # reused as it is: no refresh, so nothing re-embeds
     else:
         b = br.build_index(cfg, con)
+        s = b["build"]
+        print(
+            f"index build, 7 filing companies from the built store: {b['build_s']:.0f} s"
+            f" (chunking {b['chunk_s']:.0f} s; {s.chunks_embedded:,} chunks embedded in"
+            f" {s.seconds_embedding:.0f} s = {s.chunks_embedded / s.seconds_embedding:.1f}"
+            f" chunks/s; {cfg.retrieval.precision} -> {embed_option(cfg)},"
+            f" {cfg.retrieval.embed_tokens} word pieces)",
+            flush=True,
+        )
     con.close()
     qcfg = cfg.model_copy(deep=True)
     qcfg.retrieval.filing_share = 1.0
@@ -184,7 +205,11 @@ def report(cfg: Config, args: argparse.Namespace) -> int:
     pit = br.point_in_time(cfg, orig, full_default, args.seed)
     bad += pit["violations"]
 
-    print(f"# recency benchmark  (model {cfg.retrieval.model}, bf16; index {b['path']})")
+    r = cfg.retrieval
+    print(
+        f"# recency benchmark  (model {r.model}, {embed_option(cfg)}, {r.embed_tokens} word"
+        f" pieces, children {r.child_tokens}/{r.overlap_tokens}; index {b['path']})"
+    )
     print(
         f"{len(recent)} recency labels ({RECENCY.name}), {len(orig)} original labels "
         f"({br.QUERIES.name}); filing track, k={br.K}; prior: bonus = strength x "

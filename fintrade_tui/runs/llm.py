@@ -112,6 +112,17 @@ def call_kwargs(name: str, spec: ModelConfig, model_dir: Path | None = None) -> 
     return kw
 
 
+def warm(cfg: Config, name: str) -> None:
+    """Start loading a local model's weights now, in the background (the Arena calls it as a
+    run starts, so the load overlaps RAG's indexing); hosted models need nothing."""
+    spec = model_spec(cfg, name)
+    if spec.model.startswith("local/"):
+        from fintrade_tui.runs import local
+
+        call_kwargs(name, spec, cfg.model_dir)  # registers the GGUF (verified before loading)
+        local._engine(spec.model)
+
+
 def public_params(spec: ModelConfig) -> dict[str, Any]:
     """What a run record keeps of its model parameters: everything but secrets."""
     d = spec.model_dump(mode="json", exclude={"api_key_env"})

@@ -45,13 +45,13 @@ def _nvda(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, date]]:
     ).fetchall()
 
 
-def test_first_filings_are_the_newest_down_to_the_latest_10k(con) -> None:
+def test_first_filing_is_the_newest_filed_by_as_of(con) -> None:
     rows = _nvda(con)
     as_of = date(2025, 6, 30)
     eligible = [r for r in rows if r[2] <= as_of]
-    k = next(i for i, r in enumerate(eligible) if r[1] == "10-K")
-    assert indexing.first_filings(con, "NVDA", as_of) == [r[0] for r in eligible[: k + 1]]
-    assert 1 <= k + 1 < len(rows)  # a real stage: fewer than all of NVDA's filings
+    assert indexing.first_filings(con, "NVDA", as_of) == [eligible[0][0]]
+    assert eligible[0][2] < rows[0][2]  # not simply the newest filing: one filed by as_of
+    assert indexing.eligible(con, "NVDA", as_of) == [r[0] for r in eligible]
     assert indexing.first_filings(con, "NVDA", date(2000, 1, 1)) == []
 
 
