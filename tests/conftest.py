@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -14,6 +15,9 @@ from fintrade_tui.config import Config, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLE = (ROOT.parent / "shared" / "data").resolve()
+# the exported embedders are made once for every test config (each test's own folder would
+# export again): the project's cache, as `make demo` uses it
+os.environ.setdefault("FINTRADE_EMBED_EXPORTS", str(ROOT / "data" / "embedders"))
 AAPL_10K = BUNDLE / "fintradebench/filings/AAPL/10-K_2024-11-01_0000320193-24-000123.htm"
 AAPL_10Q3 = BUNDLE / "fintradebench/filings/AAPL/10-Q_2024-08-02_0000320193-24-000081.htm"
 

@@ -50,11 +50,13 @@ EXPORTS_ENV = "FINTRADE_EMBED_EXPORTS"
 
 def settings(r: Any) -> dict[str, Any]:
     """The embedding arguments a `RetrievalConfig` gives (model, option, exports folder,
-    word pieces per text): one place, so the index and the queries embed alike."""
+    word pieces per text): one place, so the index and the queries embed alike.
+    $FINTRADE_EMBED_EXPORTS overrides the exports folder (one cache for many configs)."""
+    exports = os.environ.get(EXPORTS_ENV)
     return {
         "name": r.model,
         "dtype": r.precision,
-        "exports": r.exports,
+        "exports": Path(exports).expanduser().resolve() if exports else r.exports,
         "max_tokens": r.embed_tokens,
     }
 
