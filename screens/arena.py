@@ -319,8 +319,8 @@ class ArenaScreen(FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, Screen):
 
         tickers, as_of = list(question.tickers), question.as_of
         await asyncio.to_thread(ensure_index, self.cfg, tickers, say, Progress(), as_of, True)
-        if hasattr(self.app, "watch_indexing"):
-            self.app.watch_indexing()
+        if hasattr(self.app, "follow_indexing"):
+            self.app.follow_indexing()
 
     def _refresh_evidence(self, pane: AnswerPane) -> None:
         if pane is self.current:

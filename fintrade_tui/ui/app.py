@@ -104,9 +104,9 @@ class FinTradeApp(App):
 
         with self.store() as cur:
             tickers = filing_companies(cur)
-        self.call_from_thread(self.watch_indexing, tickers)
+        self.call_from_thread(self.follow_indexing, tickers)
 
-    def watch_indexing(self, tickers: list[str] | None = None) -> None:
+    def follow_indexing(self, tickers: list[str] | None = None) -> None:
         """Show the background indexer's progress in the title bar (queueing `tickers`)."""
         from fintrade_tui.retrieval.indexing import background
 

@@ -42,7 +42,7 @@ async def test_title_shows_progress_then_a_ready_notice(built_store, tmp_path) -
     app = FinTradeApp(cfg)
     titles: list[str] = []
     async with app.run_test(size=(120, 40)) as pilot:
-        app.watch_indexing(["ADSK"])
+        app.follow_indexing(["ADSK"])
         bg = indexing.background(cfg)
         t0 = time.perf_counter()
         while time.perf_counter() - t0 < 300:
