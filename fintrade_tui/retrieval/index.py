@@ -172,7 +172,13 @@ class Index:
         old = self.manifest()
         model = self.model_key()
         if old.get("model") not in (None, model):
-            old = {"filings": {}, "model": model, "market": {}}  # another model: rebuild all
+            # another model or option: no vector of the old one may stay beside the new ones
+            # (a staged build would rebuild one filing and leave the rest searchable)
+            db = self.db()
+            for name in TABLE.values():
+                if name in _tables(db):
+                    db.drop_table(name)
+            old = {"filings": {}, "model": model, "market": {}}
         s = IndexSummary()
         filings = (
             con.execute(

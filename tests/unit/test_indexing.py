@@ -163,3 +163,16 @@ def test_a_paused_or_stopped_indexer_writes_no_part_of_a_filing(
         assert bg.wait(60)
     listed = set(Index(cfg).manifest()["filings"])
     assert listed == set(_rows(cfg))
+
+
+def test_another_embedding_setting_drops_every_old_vector(built_store, con, tmp_path) -> None:
+    """A staged build after the option changed must not leave the old vectors searchable."""
+    cfg = _cfg(built_store, tmp_path)
+    accs = [r[0] for r in _nvda(con)]
+    Index(cfg).build(con, tickers=["NVDA"], accessions=accs[:3])
+    assert set(_rows(cfg)) == set(accs[:3])
+    cfg.retrieval.embed_tokens = 128  # another model key: the index is rebuilt
+    Index(cfg).build(con, tickers=["NVDA"], accessions=accs[:1])
+    assert set(_rows(cfg)) == {accs[0]}
+    assert set(Index(cfg).manifest()["filings"]) == {accs[0]}
+    assert Index(cfg).manifest()["model"].endswith(":128")
