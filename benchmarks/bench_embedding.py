@@ -46,7 +46,7 @@ from bench_retrieval import QUERIES, TICKERS, load_queries, log, quality, run  #
 
 from fintrade_tui.config import Config, load_config  # noqa: E402
 from fintrade_tui.retrieval import embed, filing_text  # noqa: E402
-from fintrade_tui.retrieval.index import Index  # noqa: E402
+from fintrade_tui.retrieval.index import Index, filing_rows, stored_sections  # noqa: E402
 
 BASELINE = "bf16@384"  # today's default: torch bf16 reading 384 word pieces per chunk
 SPEEDUP_TARGET = 3.0
@@ -56,24 +56,17 @@ RECALL_TARGET = 0.800
 def sample_texts(con: duckdb.DuckDBPyConnection, cfg: Config, n: int) -> list[str]:
     """Every k-th child chunk (in id order) of the 7 tickers' filings: `n` real embed_texts."""
     r = cfg.retrieval
-    filings = (
-        con.execute(
-            "SELECT f.*, coalesce(c.name, f.ticker) AS company FROM filings f"
-            " LEFT JOIN companies c USING (ticker) ORDER BY f.ticker, f.filed"
-        )
-        .df()
-        .to_dict("records")
-    )
     chunks = []
-    for f in filings:
+    for f in filing_rows(con):
         if f["ticker"] not in TICKERS:
             continue
-        found = con.execute(
-            "SELECT section_key, title, text FROM filing_sections WHERE accession = ? ORDER BY ord",
-            [f["accession"]],
-        ).fetchall()
         chunks += filing_text.chunk_sections(
-            found, f, f["company"], r.parent_tokens, r.child_tokens, r.overlap_tokens
+            stored_sections(con, f["accession"]),
+            f,
+            f["company"],
+            r.parent_tokens,
+            r.child_tokens,
+            r.overlap_tokens,
         )
     chunks.sort(key=lambda c: c.id)
     if len(chunks) < n:

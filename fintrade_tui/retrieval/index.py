@@ -76,18 +76,36 @@ def _hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
 
 
-def text_keys(con: duckdb.DuckDBPyConnection, cfg: Config) -> dict[str, str]:
-    """Per accession: a hash of its stored section text and the chunking settings (a filing
-    is re-chunked when either changes; a re-parsed but identical text is not)."""
+def text_keys(
+    con: duckdb.DuckDBPyConnection, cfg: Config, accessions: list[str] | None = None
+) -> dict[str, str]:
+    """Per accession (all, or those given): a hash of its stored section text and the
+    chunking settings (a filing is re-chunked when either changes; a re-parsed but identical
+    text is not)."""
     r = cfg.retrieval
     rows = con.execute(
         "SELECT accession, md5(string_agg(section_key || chr(31) || title || chr(31) || text,"
-        " chr(30) ORDER BY ord)) FROM filing_sections GROUP BY accession"
+        " chr(30) ORDER BY ord)) FROM filing_sections"
+        " WHERE ?::VARCHAR[] IS NULL OR list_contains(?::VARCHAR[], accession) GROUP BY accession",
+        [accessions, accessions],
     ).fetchall()
     return {a: f"{h[:16]}:{r.parent_tokens}:{r.child_tokens}:{r.overlap_tokens}" for a, h in rows}
 
 
-def _stored_sections(con: duckdb.DuckDBPyConnection, accession: str) -> list[tuple[str, str, str]]:
+def filing_rows(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """Every `filings` row with its company name, by ticker and filing date."""
+    return (
+        con.execute(
+            "SELECT f.*, coalesce(c.name, f.ticker) AS company FROM filings f"
+            " LEFT JOIN companies c USING (ticker) ORDER BY f.ticker, f.filed"
+        )
+        .df()
+        .to_dict("records")
+    )
+
+
+def stored_sections(con: duckdb.DuckDBPyConnection, accession: str) -> list[tuple[str, str, str]]:
+    """One filing's (section_key, title, text) sections as ingest stored them."""
     return con.execute(
         "SELECT section_key, title, text FROM filing_sections WHERE accession = ? ORDER BY ord",
         [accession],
@@ -180,14 +198,7 @@ class Index:
                     db.drop_table(name)
             old = {"filings": {}, "model": model, "market": {}}
         s = IndexSummary()
-        filings = (
-            con.execute(
-                "SELECT f.*, coalesce(c.name, f.ticker) AS company FROM filings f"
-                " LEFT JOIN companies c USING (ticker) ORDER BY f.ticker, f.filed"
-            )
-            .df()
-            .to_dict("records")
-        )
+        filings = filing_rows(con)
         in_store = {f["accession"] for f in filings}
         if tickers:
             filings = [f for f in filings if f["ticker"] in tickers]
@@ -201,7 +212,7 @@ class Index:
         tick = progress("index: chunk filings", len(stale))
         new_chunks: list[Chunk] = []
         for f in stale:
-            found = _stored_sections(con, f["accession"])
+            found = stored_sections(con, f["accession"])
             new_chunks += filing_text.chunk_sections(
                 found, f, f["company"], r.parent_tokens, r.child_tokens, r.overlap_tokens
             )

@@ -45,7 +45,7 @@ def unindexed(index: Index, con: duckdb.DuckDBPyConnection, accessions: list[str
     """The accessions whose current text is not in the index (new, changed, or never built)."""
     m = index.manifest()
     model_ok = m.get("model") in (None, index.model_key())
-    keys = text_keys(con, index.cfg)
+    keys = text_keys(con, index.cfg, accessions)
     done = m.get("filings", {}) if model_ok else {}
     return [a for a in accessions if done.get(a) != keys.get(a, "no sections")]
 
