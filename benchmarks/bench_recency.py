@@ -163,7 +163,9 @@ def report(cfg: Config, args: argparse.Namespace) -> int:
         s = b["build"]
         print(
             f"index build, 7 filing companies from the built store: {b['build_s']:.0f} s"
-            f" (chunking {b['chunk_s']:.0f} s; {s.chunks_embedded:,} chunks embedded in"
+            f" ({s.filing_chunks:,} filing + {s.market_chunks:,} market chunks; chunking"
+            f" {b['chunk_s']:.0f} s; {s.chunks_embedded:,} embedded, {s.chunks_shared:,}"
+            f" repeats sharing a vector; embedding"
             f" {s.seconds_embedding:.0f} s = {s.chunks_embedded / s.seconds_embedding:.1f}"
             f" chunks/s; {cfg.retrieval.precision} -> {embed_option(cfg)},"
             f" {cfg.retrieval.embed_tokens} word pieces)",

@@ -62,6 +62,7 @@ import torch
 from fintrade_tui.config import Config, load_config
 from fintrade_tui.retrieval import embed
 from fintrade_tui.retrieval.index import Index, IndexSummary
+from fintrade_tui.retrieval.indexing import filing_companies
 from fintrade_tui.retrieval.search import MODES, retrieve
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -164,13 +165,13 @@ def build_index(cfg: Config, con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
 
         log(f"building the index into {r.index} (10-20 min on 2 cores)")
         t0 = time.perf_counter()
-        s = Index(cfg).build(con, progress)
+        s = Index(cfg).build(con, progress, filing_companies(con))
         res["build"], res["build_s"] = s, time.perf_counter() - t0
         chunk_start = marks.get("index: chunk filings", t0)
         res["chunk_s"] = marks.get("index: embed chunks", chunk_start) - chunk_start
     log("refresh run (nothing changed: must embed nothing)")
     t0 = time.perf_counter()
-    res["refresh"] = Index(cfg).build(con)
+    res["refresh"] = Index(cfg).build(con, tickers=filing_companies(con))
     res["refresh_s"] = time.perf_counter() - t0
     return res
 
@@ -400,7 +401,8 @@ def report(cfg: Config, args: argparse.Namespace, t_start: float) -> int:
         print(f"    chunk filings {b['chunk_s']:7.1f} s")
         print(
             f"    embed         {s.seconds_embedding:7.1f} s  {s.chunks_embedded} chunks "
-            f"-> {rate:.1f} chunks/s (chunks_embedded / seconds_embedding)"
+            f"-> {rate:.1f} chunks/s (chunks_embedded / seconds_embedding); "
+            f"{s.chunks_shared} repeated passages share a vector"
         )
         rest = b["build_s"] - b["chunk_s"] - s.seconds_embedding
         print(f"    other         {rest:7.1f} s  (market chunks, LanceDB writes, FTS index)")

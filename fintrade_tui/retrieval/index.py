@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 
 from fintrade_tui.config import Config
@@ -37,6 +38,7 @@ class IndexSummary:
     filing_chunks: int = 0
     market_chunks: int = 0
     chunks_embedded: int = 0
+    chunks_shared: int = 0  # word-for-word repeats of a passage the company filed before
     removed: int = 0
     seconds_embedding: float = 0.0
 
@@ -110,6 +112,55 @@ def stored_sections(con: duckdb.DuckDBPyConnection, accession: str) -> list[tupl
         "SELECT section_key, title, text FROM filing_sections WHERE accession = ? ORDER BY ord",
         [accession],
     ).fetchall()
+
+
+def shared_vectors(
+    db, filing_chunks: list[Chunk], market_chunks: list[Chunk]
+) -> tuple[list[str], list[int | np.ndarray]]:
+    """What to embed for these chunks (filing chunks, then market chunks), and where each
+    chunk's vector comes from: an index into those texts, or a vector already in the index.
+
+    A passage one company repeats word for word in later filings (a 10-Q's risk factors copied
+    from the 10-K, an unchanged accounting note) is embedded once, newest filing first; its
+    copies share that vector and keep their own text, filing and dates. The index holds one
+    model's vectors only (another model drops every table), so a stored vector is current."""
+    known: dict[tuple[str, str], np.ndarray] = {}
+    tickers = sorted({c.ticker for c in filing_chunks})
+    if tickers and TABLE["filing"] in _tables(db):
+        tbl = db.open_table(TABLE["filing"])
+        names = ", ".join("'" + t.replace("'", "''") + "'" for t in tickers)
+        got = (
+            tbl.search()
+            .where(f"ticker IN ({names})")
+            .select(["ticker", "text_hash", "vector"])
+            .limit(tbl.count_rows() or 1)
+            .to_arrow()
+        )
+        if len(got):
+            vecs = got["vector"].combine_chunks().flatten().to_numpy().reshape(len(got), -1)
+            keys = zip(got["ticker"].to_pylist(), got["text_hash"].to_pylist(), strict=True)
+            known = dict(zip(keys, vecs, strict=True))
+    texts: list[str] = []
+    source: list[int | np.ndarray] = [0] * (len(filing_chunks) + len(market_chunks))
+    first: dict[tuple[str, str], int] = {}
+    newest_first = sorted(
+        range(len(filing_chunks)), key=lambda i: filing_chunks[i].filed, reverse=True
+    )
+    for i in newest_first:
+        c = filing_chunks[i]
+        key = (c.ticker, _hash(c.text))
+        if key in known:
+            source[i] = known[key]
+        elif key in first:
+            source[i] = first[key]
+        else:
+            first[key] = len(texts)
+            source[i] = len(texts)
+            texts.append(c.embed_text)
+    for j, c in enumerate(market_chunks):
+        source[len(filing_chunks) + j] = len(texts)
+        texts.append(c.embed_text)
+    return texts, source
 
 
 _THREADS = threading.Lock()
@@ -223,14 +274,18 @@ class Index:
         mine = {k for k in old_market if not tickers or k.split(":")[1] in tickers}
         market_gone = sorted(mine - {c.id for c in market})
         todo = new_chunks + market_new
-        tick = progress("index: embed chunks", len(todo))
+        db = self.db()
+        texts, source = shared_vectors(db, new_chunks, market_new)
+        tick = progress("index: embed chunks", len(texts))
         t0 = time.perf_counter()
-        vectors = embed.embed([c.embed_text for c in todo], progress=tick, **embed.settings(r))
+        embedded = embed.embed(texts, progress=tick, **embed.settings(r))
+        picked = [embedded[k] if isinstance(k, int) else k for k in source]
+        vectors = np.stack(picked) if picked else embedded
         s.seconds_embedding = time.perf_counter() - t0
-        s.chunks_embedded, s.filings_embedded = len(todo), len(stale)
+        s.chunks_embedded, s.filings_embedded = len(texts), len(stale)
+        s.chunks_shared = len(todo) - len(texts)
         # the model is loaded only when there is something to embed or a table to create
         dim = vectors.shape[1] if len(todo) else None
-        db = self.db()
         changed_acc = [f["accession"] for f in stale] + gone
         self._replace(
             db, "filing", dim, changed_acc, "accession", new_chunks, vectors[: len(new_chunks)]

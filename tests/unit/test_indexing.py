@@ -176,3 +176,19 @@ def test_another_embedding_setting_drops_every_old_vector(built_store, con, tmp_
     assert set(_rows(cfg)) == {accs[0]}
     assert set(Index(cfg).manifest()["filings"]) == {accs[0]}
     assert Index(cfg).manifest()["model"].endswith(":128")
+
+
+def test_a_later_filing_reuses_the_stored_vector_of_a_repeated_passage(
+    built_store, con, tmp_path
+) -> None:
+    cfg = _cfg(built_store, tmp_path)
+    (new, *_), (old, *_) = _nvda(con)[:2]
+    Index(cfg).build(con, tickers=["NVDA"], accessions=[new])
+    s = Index(cfg).build(con, tickers=["NVDA"], accessions=[old])
+    assert s.chunks_shared > 0 and s.chunks_embedded + s.chunks_shared == _rows(cfg)[old]
+    tbl = Index(cfg).open_table("filing")
+    got = tbl.search().select(["accession", "text", "vector"]).limit(99999).to_list()
+    stored = {r["text"]: r["vector"] for r in got if r["accession"] == new}
+    repeats = [r for r in got if r["accession"] == old and r["text"] in stored]
+    assert len(repeats) == s.chunks_shared
+    assert all(r["vector"] == stored[r["text"]] for r in repeats)

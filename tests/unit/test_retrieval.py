@@ -61,12 +61,44 @@ def test_index_builds_and_a_second_run_embeds_nothing(indexed) -> None:
     _, (first, second) = indexed
     assert first.filings == 8 and first.filings_embedded == 8
     assert first.filing_chunks > 300 and first.market_chunks > 20
-    assert first.chunks_embedded == first.filing_chunks + first.market_chunks
+    assert first.chunks_shared > 0  # AAPL's 10-Qs repeat passages of earlier filings
+    assert first.chunks_embedded + first.chunks_shared == first.filing_chunks + first.market_chunks
     assert second.chunks_embedded == 0 and second.filings_embedded == 0
     assert (second.filing_chunks, second.market_chunks) == (
         first.filing_chunks,
         first.market_chunks,
     )
+
+
+def test_a_repeated_passage_shares_the_vector_of_its_newest_copy(indexed) -> None:
+    """Copies keep their own filing and dates; their vector is the newest copy's embedding,
+    recomputed here from that copy's own embedding text."""
+    from fintrade_tui.retrieval import embed, filing_text
+    from fintrade_tui.retrieval.index import filing_rows, stored_sections
+
+    cfg, (first, _) = indexed
+    tbl = Index(cfg).open_table("filing")
+    rows = tbl.search().select(["id", "accession", "filed", "text", "vector"]).limit(99999)
+    by_text: dict[str, list[dict]] = {}
+    for row in rows.to_list():
+        by_text.setdefault(row["text"], []).append(row)
+    repeated = [v for v in by_text.values() if len({r["accession"] for r in v}) > 1]
+    assert sum(len(v) - 1 for v in by_text.values()) == first.chunks_shared
+    copies = max(repeated, key=len)
+    newest = max(copies, key=lambda r: r["filed"])
+    assert len({r["accession"] for r in copies}) == len(copies)  # one per filing, own metadata
+    for r in copies:
+        assert r["vector"] == newest["vector"]
+    con = duckdb.connect(str(cfg.store), read_only=True)
+    f = next(f for f in filing_rows(con) if f["accession"] == newest["accession"])
+    chunks = filing_text.chunk_sections(stored_sections(con, f["accession"]), f, f["company"])
+    con.close()
+    mine = next(c for c in chunks if c.id == newest["id"])
+    again = embed.embed([mine.embed_text], **embed.settings(cfg.retrieval))[0]
+    assert float(again @ newest["vector"]) > 0.9999
+    other = next(r for r in copies if r is not newest)
+    theirs = next(c for c in chunks if c.text == other["text"])
+    assert other["id"] != theirs.id  # the older copy is a row of its own filing
 
 
 def test_hybrid_finds_apple_risk_factors(indexed) -> None:
