@@ -10,12 +10,15 @@ time to first token), how many filings were indexed before the answer and what t
 indexer did afterwards. Subjects:
 
 - local: the default local model (Qwen2.5-Coder-1.5B through llama.cpp), the real path;
-- mock: litellm's `mock_response`, so the figure is indexing and retrieval alone.
+- mock: litellm's `mock_response`, so the figure is indexing and retrieval alone;
+- local@20: the local model, `r` pressed 20 s after the question shows (an analyst reading
+  it), while the Arena prepares: the model loads and reads the prompts' shared opening and
+  the question's first filing is indexed. `local` presses `r` at once, preparing or not.
 
 Target: r -> first token under 20 s with the local model. The index settings (embedding
 option, chunk sizes) are the config's, so the figure follows the default.
 
-    .venv/bin/python benchmarks/bench_first_rag.py [--subjects local,mock] [--reps 1]
+    .venv/bin/python benchmarks/bench_first_rag.py [--subjects local,local@20,mock] [--reps 1]
 """
 
 from __future__ import annotations
@@ -79,7 +82,7 @@ def setup(folder: Path, subject: str) -> Config:
     return cfg
 
 
-async def measure(cfg: Config) -> dict[str, Any]:
+async def measure(cfg: Config, read_s: float = 0.0) -> dict[str, Any]:
     from fintrade_tui.screens.arena import ArenaScreen
 
     from fintrade_tui.retrieval import indexing
@@ -113,8 +116,11 @@ async def measure(cfg: Config) -> dict[str, Any]:
     app = BenchApp(cfg)
     async with app.run_test(size=(150, 45)) as pilot:
         await pilot.pause(0.5)
-        await app.workers.wait_for_complete()  # the workspace and litellm are ready
-        await pilot.pause(0.2)
+        # the workspace and litellm are ready; the Arena's own preparing (a local model
+        # loading and reading the question) goes on: the analyst is reading it too
+        opening = [w for w in app.workers if w.group != "arena-prepare"]
+        await app.workers.wait_for_complete(opening)
+        await pilot.pause(0.2 + read_s)
         t0 = time.perf_counter()
         await pilot.press("r")
         while "token" not in marks and time.perf_counter() - t0 < 600:
@@ -139,14 +145,16 @@ async def measure(cfg: Config) -> dict[str, Any]:
 
 
 def one(subject: str) -> dict[str, Any]:
+    """`local`, `mock`, or either with `@S`: r pressed S seconds after the question shows."""
+    name, _, read = subject.partition("@")
     with tempfile.TemporaryDirectory(prefix="bench-first-rag-") as td:
-        cfg = setup(Path(td), subject)
-        return asyncio.run(measure(cfg))
+        cfg = setup(Path(td), name)
+        return asyncio.run(measure(cfg, float(read or 0)))
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--subjects", default="local,mock")
+    ap.add_argument("--subjects", default="local,local@20,mock")
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--one", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -167,12 +175,12 @@ def main() -> int:
                 sys.exit(f"{s}: failed\n{out.stderr[-3000:]}")
             results.setdefault(s, []).append(json.loads(out.stdout.strip().splitlines()[-1]))
     print(f"load average {os.getloadavg()[0]:.1f} (2 cores); target r -> token < {TARGET_S:.0f} s")
-    print("subject | r -> first token | r -> evidence | model TTFT | filings first | background")
+    print("subject  | r -> first token | r -> evidence | model TTFT | filings first | background")
     ok = True
     for s, rs in results.items():
         for r in rs:
             print(
-                f"{s:7} | {r['first_token_s']:8.1f} s | {r['evidence_s']:8.1f} s |"
+                f"{s:8} | {r['first_token_s']:8.1f} s | {r['evidence_s']:8.1f} s |"
                 f" {r['model_ttft_s']:6.1f} s | {r['filings_before_answer']:5} |"
                 f" +{r['background_filings']} filings in {r['background_s']:.0f} s"
             )
@@ -180,7 +188,7 @@ def main() -> int:
                 print(f"        {t:6.2f} s  {m}")
             for n in r["notes"]:
                 print(f"        note: {n}")
-            ok &= s != "local" or r["first_token_s"] < TARGET_S
+            ok &= not s.startswith("local") or r["first_token_s"] < TARGET_S
     print("verdict:", "target met" if ok else "TARGET MISSED")
     return 0 if ok else 1
 

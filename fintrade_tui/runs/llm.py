@@ -123,6 +123,22 @@ def warm(cfg: Config, name: str) -> None:
         local._engine(spec.model)
 
 
+def prefill(cfg: Config, name: str, messages: list[dict[str, str]]) -> int:
+    """Have a local model read `messages` now (blocking until read), so a prompt that starts
+    with them later reads only the rest; returns the tokens read. Hosted models: 0."""
+    spec = model_spec(cfg, name)
+    if not spec.model.startswith("local/"):
+        return 0
+    from fintrade_tui.runs import local
+    from fintrade_tui.runs.llama_engine import Sampling
+
+    call_kwargs(name, spec, cfg.model_dir)
+    engine = local._engine(spec.model)
+    for _ in engine.stream(messages, Sampling(max_tokens=1, temperature=0.0)):
+        pass
+    return len(engine.prompt_tokens(messages))
+
+
 def public_params(spec: ModelConfig) -> dict[str, Any]:
     """What a run record keeps of its model parameters: everything but secrets."""
     d = spec.model_dump(mode="json", exclude={"api_key_env"})

@@ -256,6 +256,32 @@ def build_prompt(
     )
 
 
+def shared_prefix(q: Question, level: str = "L5") -> list[dict[str, str]]:
+    """The opening every evidence condition's prompt for `q` starts with (all but Tool-Use,
+    whose system message names its tools): the system message and the user parts before the
+    first one that depends on the evidence. A local model can read it before any evidence
+    exists and reuse it for every pane (the engine keeps the longest shared token prefix)."""
+    _check_level(level)
+    t = load_templates()
+    spec, when = t["levels"][level], t["when"]
+    parts = t["parts"] | t["kinds"][question_kind(q)]
+    values = {"as_of": _as_of(q), **_question_values(q, t["pieces"])}
+
+    def render(names: list[str]) -> str:
+        return "\n\n".join(_fill(parts[n], values).strip() for n in names)
+
+    opening = []
+    for name in spec["user"]:
+        if name in when:
+            break
+        opening.append(name)
+    system = [n for n in spec["system"] if n not in when]  # `tools` is Tool-Use's alone
+    return [
+        {"role": "system", "content": render(system)},
+        {"role": "user", "content": render(opening)},
+    ]
+
+
 # --- best-of-N -------------------------------------------------------------------------------
 
 

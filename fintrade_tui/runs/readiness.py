@@ -80,3 +80,38 @@ def ensure_index(
             index.build(con, start, list(tickers), accessions=todo)
     if staged:
         indexing.background(cfg).add(list(tickers))
+
+
+def prepare(
+    cfg: Config,
+    q: Any,
+    models: list[str],
+    level: str,
+    rag: bool,
+    say: Say,
+    progress: Reporter = None,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> list[str]:
+    """What the Arena does while the analyst reads question `q`, so `r` starts warm: begin
+    loading each local model, index what a RAG pane would use first (only when one is open),
+    then have each local model read the opening every pane's prompt shares. Every step is
+    work the runs would do anyway, done earlier; background indexing waits meanwhile.
+    Returns the models that read the opening."""
+    from fintrade_tui.retrieval.indexing import busy
+    from fintrade_tui.runs import llm
+    from fintrade_tui.runs.prompts import shared_prefix
+
+    local = [m for m in dict.fromkeys(models) if llm.model_spec(cfg, m).model.startswith("local/")]
+    with busy():
+        for m in local:
+            llm.warm(cfg, m)
+        if rag and q.as_of and q.tickers and not cancelled():
+            ensure_index(cfg, list(q.tickers), say, progress, q.as_of, staged=True)
+        opening = shared_prefix(q, level)
+        done = []
+        for m in local:
+            if cancelled():
+                break
+            llm.prefill(cfg, m, opening)
+            done.append(m)
+    return done

@@ -196,6 +196,46 @@ class ArenaOpening:
         head.append(q.text, "")
         self.query_one("#question", Static).update(head)
         await self._build_panes()
+        if not self.records:
+            self._prepare(q)
+
+    @work(exclusive=True, group="arena-prepare", exit_on_error=False)
+    async def _prepare(self, q: Any) -> None:
+        """While the analyst reads the question, a local model loads and reads the opening its
+        prompts share, and a RAG pane's first filing is indexed (`readiness.prepare`), so `r`
+        starts warm. Another question cancels it between steps; a failure only says so."""
+        import threading
+
+        from fintrade_tui.runs import llm
+        from fintrade_tui.runs.readiness import prepare
+
+        panes = self.panes()
+        models = [p.model or self.model for p in panes]
+        with suppress(Exception):
+            models = [m for m in models if llm.model_spec(self.cfg, m).model.startswith("local/")]
+        if not models or not q.as_of:
+            return
+        stop = threading.Event()
+        app = self.app
+
+        def say(msg: str) -> None:
+            app.call_from_thread(self.say, f"getting ready: {msg}")
+
+        rag = any(p.condition == "rag" for p in panes)
+        self.say(f"getting ready: {', '.join(dict.fromkeys(models))} reading the question…")
+        try:
+            await asyncio.to_thread(
+                prepare, self.cfg, q, models, self.level, rag, say, None, stop.is_set
+            )
+            if self.question is q and not any(p.running for p in self.panes()):
+                self.say("ready: the model has read the question (r runs every pane)")
+        except asyncio.CancelledError:
+            stop.set()
+            raise
+        except Exception as exc:  # the run itself reports a model's problem in its pane
+            self.say(f"could not prepare: {llm.error_text(exc)}"[:200], error=True)
+        if rag and hasattr(self.app, "follow_indexing"):
+            self.app.follow_indexing()
 
     async def _show_replay(self, data: dict[str, Any]) -> None:
         q = data["question"]

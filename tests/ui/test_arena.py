@@ -391,3 +391,32 @@ def test_arena_snapshot(cfg: Config, snap_compare) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(150, 40), run_before=run_before)
+
+
+async def test_a_local_model_reads_the_question_while_the_analyst_does(
+    cfg: Config, built_store: Config
+) -> None:
+    """Opening a question starts the local model (SmolLM2 here) and has it read the opening
+    its prompts share; `r` then reads only the rest, and the answer still streams."""
+    from fintrade_tui.runs import llama_engine, local
+    from fintrade_tui.runs.evidence import Evidence
+    from fintrade_tui.runs.prompts import build_prompt
+
+    cfg.models["tiny"] = built_store.models["local-tiny"]
+    cfg.runs = cfg.runs.model_copy(update={"default_model": "tiny", "conditions": ["no_rag"]})
+    app = ArenaApp(cfg, question_id="T-ARENA")
+    async with app.run_test(size=(150, 40)) as pilot:
+        await settle(pilot)  # the preparing worker included
+        arena = app.screen
+        assert "ready: the model has read the question" in str(
+            arena.query_one("#arena-status").content
+        )
+        eng = local._engine(cfg.models["tiny"].model)
+        toks = eng.prompt_tokens(
+            build_prompt(arena.question, Evidence("no_rag"), arena.level).messages
+        )
+        cached = max(llama_engine._common(s, toks) for s in eng._slots)
+        assert cached > 100 and len(toks) - cached < len(toks) / 2
+        await pilot.press("r")
+        await settle(pilot)
+        assert arena.panes()[0].status == "completed"

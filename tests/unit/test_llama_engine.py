@@ -190,3 +190,35 @@ def test_the_judge_on_a_local_model_records_expected_scores(tmp_path: Path) -> N
     expected = score.detail["expected_scores"]
     for d in DIMENSIONS:
         assert 1 <= expected[d] <= 5 and abs(expected[d] - getattr(score, d)) < 2
+
+
+def test_prefill_reads_the_shared_opening_a_run_then_starts_from(tmp_path: Path) -> None:
+    """The Arena's preparing: the opening read while the analyst reads the question is the
+    cached start of the RAG prompt that follows (only the evidence onwards is read then)."""
+    from datetime import date
+
+    from fintrade_tui.questions.model import Question
+    from fintrade_tui.runs.evidence import Evidence, EvidenceItem
+    from fintrade_tui.runs.prompts import build_prompt, shared_prefix
+
+    (tmp_path / "config.yaml").write_text("store: s.duckdb\n")
+    cfg = load_config(tmp_path / "config.yaml")
+    q = Question(
+        id="prefill-1",
+        source="jsonl",
+        category="F",
+        text="Did ADSK's gross margin widen?",
+        tickers=["ADSK"],
+        as_of=date(2025, 3, 3),
+    )
+    read = llm.prefill(cfg, "local-tiny", shared_prefix(q))
+    item = EvidenceItem("c1", "filing", "Gross margin was 92% [...]", "ADSK 10-K", "ADSK")
+    prompt = build_prompt(q, Evidence("rag", [item]))
+    eng = local._engine(cfg.models["local-tiny"].model)
+    total = len(eng.prompt_tokens(prompt.messages))
+    last = list(eng.stream(prompt.messages, Sampling(max_tokens=2, temperature=0)))[-1]
+    assert read > 100 and read - 8 <= last["cached_tokens"] <= read < total
+    from fintrade_tui.config import ModelConfig
+
+    cfg.models["hosted"] = ModelConfig(model="openai/gpt-4o-mini")
+    assert llm.prefill(cfg, "hosted", shared_prefix(q)) == 0  # hosted models: nothing to read

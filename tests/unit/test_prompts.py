@@ -18,6 +18,7 @@ from fintrade_tui.runs.prompts import (
     load_templates,
     parse_selection,
     selection_prompt,
+    shared_prefix,
     template_hash,
 )
 
@@ -260,3 +261,16 @@ def test_conditions_share_the_system_prompt_and_the_user_text_up_to_the_question
         for p in prompts
     }
     assert len(heads) == 1 and next(iter(heads)).rstrip().endswith("Companies: AAPL")
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_shared_prefix_is_how_every_evidence_condition_prompt_begins(level: str) -> None:
+    """What a local model reads while the analyst reads the question: the whole system message
+    and the user text through the question's details, for No-RAG, RAG and Oracle alike."""
+    opening = shared_prefix(question(), level)
+    assert opening[1]["content"].endswith("Period in question: 2024-08-01 to 2024-11-05")
+    assert "<evidence>" not in opening[1]["content"] and TOOLS not in opening[0]["content"]
+    for c, items in (("no_rag", []), ("rag", [item(1)]), ("oracle", [item(2), item(3)])):
+        p = build_prompt(question(), evidence(*items, condition=c), level)
+        assert p.messages[0]["content"] == opening[0]["content"]
+        assert p.messages[1]["content"].startswith(opening[1]["content"] + "\n\n")
