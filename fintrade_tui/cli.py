@@ -93,3 +93,4 @@ from fintrade_tui import cli_judging, cli_pull, cli_questions, cli_retrieval  # 
 from fintrade_tui import cli_quality, cli_runs, cli_store, cli_tui  # noqa: E402,F401,I001
 from fintrade_tui import cli_imports  # noqa: E402,F401,I001
 from fintrade_tui import cli_models  # noqa: E402,F401,I001
+from fintrade_tui import cli_item_audit  # noqa: E402,F401,I001

@@ -11,6 +11,7 @@ SCREENS = {
     "questions": ("fintrade_tui.screens.questions", "QuestionsScreen"),
     "arena": ("fintrade_tui.screens.arena", "ArenaScreen"),
     "results": ("fintrade_tui.screens.results", "ResultsScreen"),
+    "audit": ("fintrade_tui.screens.audit", "AuditScreen"),
 }
 
 
