@@ -1,10 +1,12 @@
-"""Conditions room: the evidence each of the five conditions gives a model for one question.
+"""Conditions room: the evidence each of the seven conditions gives a model for one question.
 
 Every builder is point-in-time at `q.as_of`: nothing dated after it is ever shown. No-RAG and
 Tool-Use give no items up front (Tool-Use tools run during the model call, see runs.tools);
 RAG retrieves filing passages and market chunks; Indicator-RAG shows the same standard store
 tables for every question (never chosen from the golden list); Oracle shows exactly the golden
-indicators' values with their provenance.
+indicators' values with their provenance; Long-context shows whole filing sections, newest
+filing first, without retrieval (runs.long_context); Forecast-summary shows each ticker's ETS
+forecast from its prices up to as_of, labelled a model forecast (runs.forecast_summary).
 """
 
 from __future__ import annotations
@@ -38,6 +40,11 @@ ISO_DATE = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?!\d)")
 class ConditionContext:
     cfg: Config
     con: duckdb.DuckDBPyConnection  # the store, read-only
+    budget_tokens: int | None = None  # the model's evidence budget; None = runs.context_tokens
+
+    @property
+    def budget(self) -> int:
+        return self.budget_tokens or self.cfg.runs.context_tokens
 
 
 def build_evidence(condition: str, q: Question, ctx: ConditionContext) -> Evidence:
@@ -165,16 +172,30 @@ def _indicator_rag(q: Question, ctx: ConditionContext) -> Evidence:
     return ev
 
 
+# --- Long-context, Forecast-summary ------------------------------------------------------------
+
+
+def _long_context(q: Question, ctx: ConditionContext) -> Evidence:
+    from fintrade_tui.runs.long_context import long_context_items
+
+    ev = Evidence("long_context")
+    if _ready(q, ev):
+        assert q.as_of is not None
+        ev.items = long_context_items(ctx.con, q.tickers, q.as_of, ctx.budget, ev.notes)
+    return ev
+
+
+def _forecast_summary(q: Question, ctx: ConditionContext) -> Evidence:
+    from fintrade_tui.runs.forecast_summary import forecast_items  # lazy: statsmodels
+
+    ev = Evidence("forecast_summary")
+    if _ready(q, ev):
+        assert q.as_of is not None
+        ev.items = forecast_items(ctx.con, q.tickers, q.as_of, ctx.budget, ev.notes)
+    return ev
+
+
 # --- Oracle ------------------------------------------------------------------------------------
-
-
-def _day(v: Any) -> date | None:
-    if v is None or isinstance(v, date):
-        return v
-    try:
-        return date.fromisoformat(str(v)[:10])
-    except ValueError:
-        return None
 
 
 def _num(v: Any) -> str:
@@ -253,6 +274,8 @@ _BUILDERS: dict[str, Callable[[Question, ConditionContext], Evidence]] = {
     "indicator_rag": _indicator_rag,
     "tool_use": _tool_use,
     "oracle": _oracle,
+    "long_context": _long_context,
+    "forecast_summary": _forecast_summary,
 }
 
 

@@ -10,15 +10,26 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 from typing import Any
 
-CONDITIONS = ("no_rag", "rag", "indicator_rag", "tool_use", "oracle")
+from fintrade_tui.retrieval.chunks import approx_tokens
+
+CONDITIONS = (
+    "no_rag",
+    "rag",
+    "indicator_rag",
+    "tool_use",
+    "oracle",
+    "long_context",
+    "forecast_summary",
+)
 LABELS = {
     "no_rag": "No-RAG",
     "rag": "RAG",
     "indicator_rag": "Indicator-RAG",
     "tool_use": "Tool-Use",
     "oracle": "Oracle",
-    # conditions of imported runs (not run here): a long context, a benchmark's own answer
     "long_context": "Long-context",
+    "forecast_summary": "Forecast-summary",
+    # conditions of imported runs (not run here): a benchmark's own answer
     "reference": "Reference",
     "unspecified": "(no condition)",
 }
@@ -29,7 +40,8 @@ class EvidenceItem:
     """One piece of evidence as shown to the model, with where it came from."""
 
     id: str  # stable: a chunk id, "store:AAPL:roa:2024-09-28", "tool:1:get_signal"...
-    track: str  # filing | market | fundamental | signal | price | oracle | tool | context
+    # filing | market | fundamental | signal | price | oracle | tool | context | section | forecast
+    track: str
     text: str  # exactly what the prompt shows (data, never instructions)
     title: str = ""  # one line for the evidence panel: "AAPL 10-K filed 2024-11-01, Item 7"
     ticker: str | None = None
@@ -38,6 +50,16 @@ class EvidenceItem:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+# what the prompt adds around an item's title and text: "[E12] " and " (available from
+# 2024-11-01)" (runs.prompts renders them); builders that fill a budget count it too
+ITEM_OVERHEAD = 16
+
+
+def item_tokens(item: EvidenceItem) -> int:
+    """Approximate tokens of `item` as the prompt renders it (title, date, label, text)."""
+    return approx_tokens(item.title) + approx_tokens(item.text) + ITEM_OVERHEAD
 
 
 @dataclass

@@ -96,9 +96,9 @@ class Runner:
             as_of = spec.question.as_of
             ensure_index(self.cfg, tickers, lambda msg: None, None, as_of, self.staged_index)
         with connect(self.cfg.store, read_only=True) as con:
-            evidence = build_evidence(
-                spec.condition, spec.question, ConditionContext(self.cfg, con)
-            )
+            # the long-context and forecast builders fill the model's own evidence budget
+            ctx = ConditionContext(self.cfg, con, m.evidence_tokens)
+            evidence = build_evidence(spec.condition, spec.question, ctx)
             native = spec.condition == "tool_use" and llm.supports_tools(m)
             if spec.condition == "tool_use" and not native:
                 _route_tools(con, spec.question, evidence)
