@@ -1,7 +1,8 @@
 """Failure cases room: the runs (or question × model pairs) worth a second look, in the style of
 promptfoo's failure filters — RAG worse than No-RAG, judge and human far apart, answers the
 numeric audit contradicts, runs that ended in an error, completed runs nobody rated yet, runs
-labelled incorrect or a refusal, and Oracle right where No-RAG is wrong (or the reverse).
+labelled incorrect or a refusal, Oracle right where No-RAG is wrong (or the reverse), and
+answers the fatal-flaw screen flagged (judging/flaws.py).
 
 One row per (filter, case): a run may appear under several filters, each with its own reason.
 Rows come in a fixed order (filter, question in natural order, model, conditions, run ids), so
@@ -31,6 +32,10 @@ FILTERS = (
     "refusal",
     "oracle_flip",
 )
+# filters beyond the Results screen's toggles (it binds one key per name in FILTERS):
+# failure_cases lists them too, by default and when named
+EXTRA_FILTERS = ("fatal_flaw",)
+ALL_FILTERS = (*FILTERS, *EXTRA_FILTERS)
 FILTER_LABELS = {
     "rag_worse": "RAG worse",
     "disagree": "judge ≠ human",
@@ -40,6 +45,7 @@ FILTER_LABELS = {
     "incorrect": "incorrect",
     "refusal": "refusal",
     "oracle_flip": "Oracle≠No-RAG",
+    "fatal_flaw": "fatal flaw",
 }
 FAILED = (ERROR, TIMEOUT, CANCELLED, INTERRUPTED)
 RAG, NO_RAG, ORACLE, REFERENCE = "rag", "no_rag", "oracle", "reference"
@@ -265,6 +271,25 @@ def _oracle_flip(runs, labels, judge, questions) -> list[dict[str, Any]]:
     return out
 
 
+def _fatal_flaw(runs, screenings, questions) -> list[dict[str, Any]]:
+    """Runs whose latest fatal-flaw screening holds flags; the flags are the reason."""
+    out = []
+    for r in runs:
+        s = screenings.get(r["id"])
+        if not s or not s["flags"]:
+            continue
+        reason = "; ".join(f"{f['flag']}: {' '.join(f['reason'].split())}" for f in s["flags"])
+        numbers = {
+            "flags": [f["flag"] for f in s["flags"]],
+            "details": s["flags"],
+            "checks": s["checks"],
+            "screening": s["id"],
+            "screened_at": s["created_at"],
+        }
+        out.append(_case("fatal_flaw", [r], questions, reason, numbers))
+    return out
+
+
 MAX_REPLAY = 6  # answers side by side when a case is replayed
 
 
@@ -284,7 +309,8 @@ def failure_cases(
     filters: set[str] | None = None,
     disagreement: int = 2,
 ) -> list[dict[str, Any]]:
-    """The failure cases of the workspace's runs under `filters` (default: all of FILTERS).
+    """The failure cases of the workspace's runs under `filters` (default: all of
+    ALL_FILTERS, the Results screen's FILTERS and `fatal_flaw`).
 
     Each row: ``key`` (unique), ``filter``, ``question_id``, ``question`` (text),
     ``category``, ``as_of``, ``model``, ``conditions`` (list) and ``condition`` (label),
@@ -303,11 +329,15 @@ def failure_cases(
       an imported file brought) carries that label.
     - ``oracle_flip``: a question × model whose Oracle run is right and No-RAG run wrong, or
       the reverse (right/wrong from labels, else judge accuracy >= 4 / <= 2).
+    - ``fatal_flaw``: a run whose latest fatal-flaw screening (`fintrade-tui screen`) holds
+      flags; the reason lists them, ``numbers`` has ``flags``, ``details`` (each flag's
+      reason, span and check), ``checks``, ``screening`` and ``screened_at``.
     """
-    wanted = set(FILTERS) if filters is None else set(filters)
-    unknown = wanted - set(FILTERS)
+    wanted = set(ALL_FILTERS) if filters is None else set(filters)
+    unknown = wanted - set(ALL_FILTERS)
     if unknown:
-        raise ValueError(f"unknown failure filters {sorted(unknown)}; use {', '.join(FILTERS)}")
+        known = ", ".join(ALL_FILTERS)
+        raise ValueError(f"unknown failure filters {sorted(unknown)}; use {known}")
     if not wanted or not _has_table(ws_con, "runs"):
         return []
     runs = RunStore(ws_con, read_only=True).list(limit=1_000_000_000)
@@ -337,6 +367,10 @@ def failure_cases(
             out += _labelled(runs, labels, kind, questions)
     if "oracle_flip" in wanted:
         out += _oracle_flip(runs, labels, judge, questions)
+    if "fatal_flaw" in wanted:
+        from fintrade_tui.judging.flaws import FlagStore
+
+        out += _fatal_flaw(runs, FlagStore(ws_con, read_only=True).latest(), questions)
     by_question: dict[str, list[dict[str, Any]]] = {}
     for r in runs:
         if r["status"] == COMPLETED:
@@ -345,7 +379,7 @@ def failure_cases(
         c["replay_ids"] = replay_set(c, by_question.get(c["question_id"], []))
     out.sort(
         key=lambda c: (
-            FILTERS.index(c["filter"]),
+            ALL_FILTERS.index(c["filter"]),
             natural_key(c["question_id"] or ""),
             c["model"] or "",
             [_cond_key(x) for x in c["conditions"]],

@@ -1,6 +1,8 @@
 """Arena widgets: an answer pane - a streamed Markdown answer that follows its end, a status
-line, the judge's and the analyst's scores inline. It only shows state: the Arena screen owns
-the workers that fill it (the evidence panel is in ui/evidence.py)."""
+line, the judge's and the analyst's scores inline, the fatal-flaw screen's flags under the
+answer. It only shows state: the Arena screen owns the workers that fill it (the evidence panel
+is in ui/evidence.py), except the flags, which the pane reads itself (a thread worker) when its
+run ends, is replayed or has been judged."""
 
 from __future__ import annotations
 
@@ -52,6 +54,7 @@ class AnswerPane(Vertical, can_focus=True):
     AnswerPane > _Body { height: 1fr; scrollbar-gutter: stable; scrollbar-size-vertical: 1; }
     AnswerPane Markdown { margin: 0; padding: 0 1; }
     AnswerPane .pane-scores { height: auto; padding: 0 1; }
+    AnswerPane .pane-flags { height: auto; padding: 0 1; color: $warning; }
     AnswerPane > .pane-status { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
     AnswerPane.-failed > .pane-status { color: $error; }
     """
@@ -104,18 +107,21 @@ class AnswerPane(Vertical, can_focus=True):
         self.auto_y = 0.0  # where `_follow` last scrolled to: any other offset is the user's
         self.waited = False  # it let another pane move first (see `_follow`)
         self.streaming = False  # an answer is coming in (the Arena settles panes after all end)
+        self.flags: list[dict[str, Any]] | None = None  # the run's latest fatal-flaw screening
 
     def compose(self) -> ComposeResult:
         yield Static(classes="pane-title")
         yield LoadingIndicator()
         with _Body():
             yield StreamingMarkdown()
+            yield Static(classes="pane-flags")
             yield Static(classes="pane-scores")
         yield Static(self.status, classes="pane-status")
 
     def on_mount(self) -> None:
         self.query_one(LoadingIndicator).display = False
         self.query_one(".pane-scores", Static).display = False
+        self.query_one(".pane-flags", Static).display = False
 
     @cached_property
     def markdown(self) -> Markdown:
@@ -154,6 +160,7 @@ class AnswerPane(Vertical, can_focus=True):
         """Clear the answer and the scores for a new run."""
         self.run_id, self.end, self.evidence, self.tool_calls = None, None, None, None
         self.judge, self.human, self.error = None, None, None
+        self.show_flags(None)
         self.clock = Clock()
         self.remove_class("-failed")
         await self.markdown.update("")
@@ -227,6 +234,7 @@ class AnswerPane(Vertical, can_focus=True):
         if self.clock is not None:
             self.clock.stop()
         self._stopped(end.get("status") or "completed", end.get("error"))
+        self.load_flags()
 
     def cancelled(self) -> None:
         if self.clock is not None:
@@ -254,6 +262,7 @@ class AnswerPane(Vertical, can_focus=True):
         await self.markdown.update(run.get("answer") or "")
         self.set_class(run.get("status") in ("error", "timeout"), "-failed")
         self.set_status(run.get("status") or "?")
+        self.load_flags()
 
     def set_status(self, status: str) -> None:
         self.status = status
@@ -277,11 +286,82 @@ class AnswerPane(Vertical, can_focus=True):
         """The analyst's score, then the judge's (scores, justifications, golden P/R/F1 and the
         numeric audit), dimensions where they differ by the threshold or more highlighted."""
         view = self.query_one(".pane-scores", Static)
+        if self.judge and not self.judging:
+            self.load_flags()  # a judged answer: its screening may be new
         if not (self.human or self.judge or self.judging):
             view.display = False
             return
         view.display = True
         view.update(score_text(self.human, self.judge, self.judging, self.threshold))
+
+    # -- fatal flaws --
+    def show_flags(self, flags: list[dict[str, Any]] | None, note: str = "") -> None:
+        """One line per flag under the answer (hidden when the screen found nothing)."""
+        self.flags = flags
+        view = self.query_one(".pane-flags", Static)
+        view.display = bool(flags or note)
+        view.update(flags_text(flags or [], note))
+
+    def load_flags(self) -> None:
+        """Read the run's latest screening in a thread; a completed run never screened gets
+        the deterministic checks, saved (an earlier screening, maybe with the LLM's flags,
+        is never replaced here)."""
+        app = self.app
+        run_id = self.run_id
+        if not run_id or not hasattr(app, "workspace_connection"):
+            return
+
+        def work() -> None:
+            try:
+                flags = screened_flags(app, run_id)
+            except Exception as exc:  # shown in place; the pane stays usable
+                note = f"flags: {type(exc).__name__}: {str(exc).splitlines()[0][:120]}"
+                app.call_from_thread(self._flags_loaded, run_id, None, note)
+                return
+            app.call_from_thread(self._flags_loaded, run_id, flags, "")
+
+        self.run_worker(work, thread=True, group=f"flags-{id(self)}", exit_on_error=False)
+
+    def _flags_loaded(self, run_id: str, flags: list[dict[str, Any]] | None, note: str) -> None:
+        if run_id == self.run_id:  # not a pane reset for another run since
+            self.show_flags(flags, note)
+
+
+def screened_flags(app: Any, run_id: str) -> list[dict[str, Any]]:
+    """The flags of a run's latest screening; a completed run never screened is screened
+    now by the deterministic checks (the store's company names when the app has a store)."""
+    from fintrade_tui.judging.flaws import DETERMINISTIC, FlagStore, deterministic_flags
+    from fintrade_tui.questions.model import Question
+    from fintrade_tui.runs.records import COMPLETED, RunStore
+    from fintrade_tui.store.workspace import load_questions
+
+    # this thread's own cursors: the shared connection refuses a second call at once
+    ws, con = app.workspace(), (app.store() if app.cfg.store.exists() else None)
+    try:
+        store = FlagStore(ws)
+        found = store.latest([run_id]).get(run_id)
+        if found is None:
+            run = RunStore(ws, read_only=True).get(run_id)
+            if run["status"] != COMPLETED or not run.get("answer"):
+                return []
+            qs = load_questions(ws, ids=[run["question_id"]])
+            q = qs[0] if qs else Question(run["question_id"], "?", "?", "", as_of=run.get("as_of"))
+            found = store.save(run_id, deterministic_flags(run, q, con), [DETERMINISTIC])
+        return found["flags"]
+    finally:
+        ws.close()
+        if con is not None:
+            con.close()
+
+
+def flags_text(flags: list[dict[str, Any]], note: str = "") -> Text:
+    """The pane's flag lines: "⚑ wrong_period: 2025-09-30 after as-of 2025-06-30"."""
+    from fintrade_tui.judging.flaws import flag_line
+
+    t = Text("\n".join(flag_line(f) for f in flags))
+    if note:
+        t.append(("\n" if flags else "") + note, "dim")
+    return t
 
 
 def score_text(
