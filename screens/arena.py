@@ -71,6 +71,10 @@ class ArenaScreen(FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, Screen):
         Binding("v", "reveal", "Reveal", id="arena.reveal"),
         Binding("s", "score", "Score", id="arena.score"),
         Binding("j", "judge", "Judge", id="arena.judge"),
+        Binding(
+            "J", "judge_common", "Judge (common evidence)", show=False, id="arena.judge_common"
+        ),
+        Binding("p", "prefer", "Prefer", show=False, id="arena.prefer"),
         Binding("o", "pick", "Question", id="arena.question"),
         Binding("left", "move(-1)", "Prev pane", show=False, id="arena.prev"),
         Binding("right", "move(1)", "Next pane", show=False, id="arena.next"),
@@ -187,6 +191,46 @@ class ArenaScreen(FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, Screen):
         if panes:
             i = panes.index(self.current) if self.current in panes else -step
             panes[(i + step) % len(panes)].focus()
+
+    def action_prefer(self) -> None:
+        from .prefer import open_prefer
+
+        open_prefer(self)  # a blind A/B/Tie between the focused pane and another
+
+    @work(exclusive=True, group="arena-judge", exit_on_error=False)
+    async def action_judge_common(self) -> None:
+        """`J`: judge the completed panes against the question's common evidence (the same
+        for every condition); the scores show inline, labelled "common"."""
+        from fintrade_tui.judging.session import judge_runs
+
+        done = [p for p in self.panes() if p.run_id and p.finished and p.status == "completed"]
+        panes = {p.run_id: p for p in done}
+        if not panes:
+            self.say("no completed answer to judge yet", error=True)
+            return
+        for p in done:
+            p.judging = True
+            p.show_scores()
+        self.say(f"judging {len(panes)} answers against the common evidence…")
+
+        def on_done(row: dict[str, Any]) -> None:
+            if (p := panes.get(row["run_id"])) is not None:
+                # a display copy labelled with its protocol; the stored row is unchanged
+                p.judge, p.judging = row | {"annotator": f"{row['annotator']} · common"}, False
+                p.show_scores()
+
+        try:
+            await asyncio.to_thread(llm.litellm)
+            runs = await asyncio.to_thread(lambda: [self.runs.get(rid) for rid in panes])
+            con = self.app.workspace_connection()
+            saved = await judge_runs(self.cfg, con, runs, on_done=on_done, protocol="common")
+            self.say(f"judged {len(saved)} answers against the common evidence")
+        except Exception as exc:
+            self.say(f"judge (common): {llm.error_text(exc)}", error=True)
+        finally:
+            for p in done:
+                p.judging = False
+                p.show_scores()
 
     # -- running --
     def _can_run(self) -> bool:

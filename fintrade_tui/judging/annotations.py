@@ -3,6 +3,12 @@
 A score is never overwritten: an edit appends a new version of the same (run, kind, annotator)
 with its own timestamp, so the history stays and aggregates read the latest version. Each save
 is one committed transaction (DuckDB's write-ahead log), so a saved score survives a kill -9.
+
+A judge's score records its judging protocol: `per_condition` (against the evidence that run's
+condition was given) or `common` (against the question's canonical evidence, the same for every
+condition). The latest version is per (run, kind, annotator, protocol), so the two never
+replace each other, and every read keeps one protocol (`per_condition` unless asked).
+Human scores have no protocol (None).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from fintrade_tui.store.locked import LockedTable, insert_rows
 
 DIMENSIONS = ("accuracy", "completeness", "relevance", "clarity")
 KINDS = ("human", "llm", "panel")
+PROTOCOLS = ("per_condition", "common")  # how a judge score was produced
 PREFERENCES = ("this", "other", "tie")  # A/B/Tie with A = the scored run, B = `prefer_run`
 # what a label is worth in the label accuracy (share correct); other labels are not counted
 LABEL_CREDIT = {"correct": 1.0, "partial": 0.5, "incorrect": 0.0, "refusal": 0.0}
@@ -41,6 +48,7 @@ CREATE TABLE IF NOT EXISTS scores (
     UNIQUE (run_id, kind, annotator, version)
 );
 ALTER TABLE scores ADD COLUMN IF NOT EXISTS label VARCHAR;
+ALTER TABLE scores ADD COLUMN IF NOT EXISTS protocol VARCHAR;
 """
 _COLUMNS = [
     "id",
@@ -60,7 +68,14 @@ _COLUMNS = [
     "status",
     "detail",
     "label",
+    "protocol",
 ]
+
+
+def _protocol_sql(column: str) -> str:
+    """A row's protocol as read: rows saved before protocols existed were per-condition
+    judgements; a human score has none."""
+    return f"CASE WHEN kind = 'human' THEN NULL ELSE coalesce({column}, 'per_condition') END"
 
 
 @dataclass
@@ -82,6 +97,11 @@ class Score:
     detail: dict[str, Any] = field(default_factory=dict)  # judge output, audit, metrics...
     label: str | None = None  # a verdict: correct | partial | incorrect | refusal | free text
     created_at: datetime | None = None  # when it was given (imports keep the file's time)
+    protocol: str | None = None  # judges: per_condition (None saves as that) | common
+
+    def __post_init__(self) -> None:
+        if self.protocol is None and self.kind != "human":
+            self.protocol = "per_condition"
 
     def check(self) -> None:
         if self.kind not in KINDS:
@@ -97,6 +117,12 @@ class Score:
                 )
             if self.preference != "tie" and not self.other_run:
                 raise UserError("preference", "names no other run", "give the run compared with")
+        if self.kind == "human" and self.protocol is not None:
+            raise UserError("protocol", "is for judge scores only", "leave it out for a person")
+        if self.protocol is not None and self.protocol not in PROTOCOLS:
+            raise UserError(
+                f"protocol {self.protocol!r}", "is unknown", f"use {' or '.join(PROTOCOLS)}"
+            )
 
 
 class ScoreStore(LockedTable):
@@ -114,6 +140,15 @@ class ScoreStore(LockedTable):
                 "SELECT 1 FROM information_schema.tables WHERE table_name = 'scores'"
             ).fetchone()
         )
+        # a workspace opened read-only may predate the column: its rows read as before
+        has = con.execute(
+            "SELECT 1 FROM information_schema.columns"
+            " WHERE table_name = 'scores' AND column_name = 'protocol'"
+        ).fetchone()
+        self._protocol = _protocol_sql("protocol" if has else "NULL")
+        self._select_list = ", ".join(
+            f"{self._protocol} AS protocol" if c == "protocol" else c for c in _COLUMNS
+        )
 
     def save(self, s: Score) -> dict[str, Any]:
         """Append a new version; returns the stored row."""
@@ -125,19 +160,29 @@ class ScoreStore(LockedTable):
         return row
 
     def latest(
-        self, kind: str | None = None, run_ids: list[str] | None = None, status: str | None = "ok"
+        self,
+        kind: str | None = None,
+        run_ids: list[str] | None = None,
+        status: str | None = "ok",
+        protocol: str | None = "per_condition",
     ) -> list[dict[str, Any]]:
-        """The newest version of every (run, kind, annotator)."""
+        """The newest version of every (run, kind, annotator, protocol). `protocol` keeps the
+        judge scores of that protocol (human scores always pass: they have none); None keeps
+        both, each its own latest."""
         if not self.ready:
             return []
+        if protocol is not None and protocol not in PROTOCOLS:
+            raise UserError(f"protocol {protocol!r}", "is unknown", f"use {' or '.join(PROTOCOLS)}")
+        p = self._protocol
         return self._select(
-            f"""SELECT {", ".join(_COLUMNS)} FROM scores
+            f"""SELECT {self._select_list} FROM scores
             WHERE (? IS NULL OR kind = ?) AND (? IS NULL OR list_contains(?, run_id))
+                AND (? IS NULL OR kind = 'human' OR {p} = ?)
             QUALIFY row_number() OVER (
-                PARTITION BY run_id, kind, annotator ORDER BY version DESC) = 1
+                PARTITION BY run_id, kind, annotator, {p} ORDER BY version DESC) = 1
                 AND (? IS NULL OR status = ?)
-            ORDER BY run_id, kind, annotator""",
-            [kind, kind, run_ids, run_ids, status, status],
+            ORDER BY run_id, kind, annotator, protocol""",
+            [kind, kind, run_ids, run_ids, protocol, protocol, status, status],
         )
 
     def history(self, run_id: str | None = None) -> list[dict[str, Any]]:
@@ -145,7 +190,7 @@ class ScoreStore(LockedTable):
         if not self.ready:
             return []
         return self._select(
-            f"SELECT {', '.join(_COLUMNS)} FROM scores WHERE ? IS NULL OR run_id = ?"
+            f"SELECT {self._select_list} FROM scores WHERE ? IS NULL OR run_id = ?"
             " ORDER BY run_id, kind, annotator, version",
             [run_id, run_id],
         )
@@ -186,8 +231,17 @@ def append_scores(cur: duckdb.DuckDBPyConnection, scores: list[Score]) -> list[d
     return rows
 
 
-def mean_by_run(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
-    """run id -> dimension -> mean over annotators (rows: latest versions)."""
+def mean_by_run(
+    rows: list[dict[str, Any]], protocol: str | None = None
+) -> dict[str, dict[str, float]]:
+    """run id -> dimension -> mean over annotators (rows: latest versions). `protocol` keeps
+    the judge rows of that protocol (and every human row); judge rows of two protocols are
+    never averaged together."""
+    if protocol is not None:
+        rows = [s for s in rows if s.get("protocol") in (None, protocol)]
+    mixed = {s.get("protocol") for s in rows} - {None}
+    if len(mixed) > 1:
+        raise ValueError(f"scores of protocols {sorted(mixed)} mixed: pass protocol=")
     acc: dict[str, dict[str, list[int]]] = {}
     for s in rows:
         for d in DIMENSIONS:

@@ -4,6 +4,10 @@ precision/recall/F1 computed here, not by the model), integration and depth scor
 deterministic numeric audit whose summary it sees. Output is constrained by a JSON schema where
 the provider allows, validated always, retried when invalid, then recorded as a failure.
 Also the SECQUE panel votes and the pairwise verdicts of the tournament.
+
+Two protocols: `per_condition` (judge.yaml: the answer, the reference and the audit) and
+`common` (judge_common.yaml: the same plus the question's canonical evidence, identical for
+every condition's answer; see common_evidence.py).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, conint
 
 from fintrade_tui.config import Config
 from fintrade_tui.judging.annotations import DIMENSIONS, Score
+from fintrade_tui.judging.common_evidence import CommonEvidence
 from fintrade_tui.judging.panel import REASON
 from fintrade_tui.questions.indicators import canonical
 from fintrade_tui.questions.model import Question
@@ -26,6 +31,7 @@ from fintrade_tui.runs import llm
 from fintrade_tui.runs.prompts import defang, fill_template
 
 TEMPLATES = Path(__file__).with_name("templates") / "judge.yaml"
+COMMON_TEMPLATES = TEMPLATES.with_name("judge_common.yaml")
 _Five = conint(ge=1, le=5, strict=True)
 
 
@@ -74,8 +80,11 @@ def templates() -> dict[str, str]:
     return yaml.safe_load(TEMPLATES.read_text(encoding="utf-8"))
 
 
-def prompt_hash() -> str:
-    return hashlib.sha256(TEMPLATES.read_bytes()).hexdigest()[:12]
+def prompt_hash(protocol: str = "per_condition") -> str:
+    blob = TEMPLATES.read_bytes()
+    if protocol == "common":
+        blob += COMMON_TEMPLATES.read_bytes()
+    return hashlib.sha256(blob).hexdigest()[:12]
 
 
 def load_json(text: str) -> Any:
@@ -123,6 +132,11 @@ class JudgeInput:
     run: dict[str, Any]  # a stored run (records.RunStore row)
     question: Question
     audit: dict[str, Any] | None = None  # judging.audit result
+    common: CommonEvidence | None = None  # set: judged under the `common` protocol
+
+    @property
+    def protocol(self) -> str:
+        return "common" if self.common is not None else "per_condition"
 
 
 def _reference_budget(cfg: Config, judge: str) -> int | None:
@@ -211,12 +225,23 @@ async def _ask_valid(
     return None, raws, error, None
 
 
+def judge_messages(cfg: Config, j: JudgeInput, judge: str | None = None) -> list[dict[str, str]]:
+    """The rubric judge's messages for `j`: under `common` a function of the question, its
+    canonical evidence and the answer (with its audit) only."""
+    judge = judge or cfg.judging.model
+    v = _values(j, _reference_budget(cfg, judge))
+    if j.common is None:
+        t = templates()
+    else:
+        t = yaml.safe_load(COMMON_TEMPLATES.read_text(encoding="utf-8"))
+        v["evidence"] = j.common.text()  # defanged there, item by item
+    return _messages(t["system"], t["user"], v)
+
+
 async def judge_run(cfg: Config, j: JudgeInput, judge: str | None = None) -> Score:
     """Score one run with the LLM judge; always returns a record (ok or failure)."""
     judge = judge or cfg.judging.model
-    t = templates()
-    v = _values(j, _reference_budget(cfg, judge))
-    messages = _messages(t["system"], t["user"], v)
+    messages = judge_messages(cfg, j, judge)
     parsed, raws, error, tokens = await _ask_valid(
         cfg,
         judge,
@@ -228,13 +253,22 @@ async def judge_run(cfg: Config, j: JudgeInput, judge: str | None = None) -> Sco
     )
     detail: dict[str, Any] = {
         "judge_model": llm.model_spec(cfg, judge).model,
-        "prompt_hash": prompt_hash(),
+        "prompt_hash": prompt_hash(j.protocol),
         "raw_outputs": raws,
         "attempts": len(raws),
         "audit": j.audit,
     }
+    if j.common is not None:
+        detail["common_evidence"] = j.common.record()
     if parsed is None:
-        return Score(j.run["id"], "llm", judge, status="failure", detail=detail | {"error": error})
+        return Score(
+            j.run["id"],
+            "llm",
+            judge,
+            status="failure",
+            detail=detail | {"error": error},
+            protocol=j.protocol,
+        )
     detail |= {
         "justifications": {d: getattr(parsed, d).justification for d in DIMENSIONS},
         "metrics_used": parsed.metrics_used,
@@ -265,6 +299,7 @@ async def judge_run(cfg: Config, j: JudgeInput, judge: str | None = None) -> Sco
         judge,
         **{d: getattr(parsed, d).score for d in DIMENSIONS},
         detail=detail,
+        protocol=j.protocol,
     )
 
 

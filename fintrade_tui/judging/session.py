@@ -1,6 +1,7 @@
 """Judging session room: judge stored runs in bulk (audit, then LLM judge or panel, then the
 record), and gather the rows the statistics need — the shared core of `judge`, `report` and
-the TUI's Results screen."""
+the TUI's Results screen. Every read keeps one judging protocol (`per_condition` unless
+`protocol=` says `common`): scores of the two are never mixed."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ from typing import Any
 import duckdb
 
 from fintrade_tui.config import Config
+from fintrade_tui.errors import UserError
 from fintrade_tui.judging.annotations import (
     DIMENSIONS,
     LABEL_RUBRIC,
+    PROTOCOLS,
     ScoreStore,
     credit,
     mean_by_run,
@@ -85,9 +88,10 @@ def runs_to_judge(
     batch: str | None = None,
     force: bool = False,
     with_reference: bool = False,
+    protocol: str = "per_condition",
 ) -> list[dict[str, Any]]:
     """Completed runs (optionally these ids/prefixes or this batch) not yet scored ok by
-    `judge` under `kind`, unless `force`. A benchmark's reference answers (condition
+    `judge` under `kind` and `protocol`, unless `force`. A benchmark's reference answers (condition
     `reference`) are judged when named by id or `with_reference`, not by default."""
     runs = RunStore(ws).list(status=COMPLETED, batch=batch, limit=1_000_000)
     if run_ids:
@@ -96,7 +100,8 @@ def runs_to_judge(
         runs = [r for r in runs if r["condition"] != "reference"]
     if force:
         return runs
-    done = {s["run_id"] for s in ScoreStore(ws).latest(kind=kind) if s["annotator"] == judge}
+    latest = ScoreStore(ws).latest(kind=kind, protocol=protocol)
+    done = {s["run_id"] for s in latest if s["annotator"] == judge}
     return [r for r in runs if r["id"] not in done]
 
 
@@ -108,9 +113,18 @@ async def judge_runs(
     judge: str | None = None,
     concurrency: int = 2,
     on_done: Callable[[dict[str, Any]], None] | None = None,
+    protocol: str = "per_condition",
 ) -> list[dict[str, Any]]:
-    """Audit and judge each run; every result (ok or failure) is saved as it arrives."""
+    """Audit and judge each run; every result (ok or failure) is saved as it arrives.
+
+    `protocol` common: the judge sees the question's canonical evidence (built once per
+    question here) and the audit leaves out the run's own evidence, so nothing the judge
+    reads depends on the run's condition but its answer."""
+    from fintrade_tui.judging.common_evidence import CommonEvidenceCache
+
+    check_protocol(protocol, panel)
     judge = judge or cfg.judging.model
+    common = CommonEvidenceCache(cfg) if protocol == "common" else None
     scores = ScoreStore(ws)
     questions = {q.id: q for q in load_questions(ws, ids=sorted({r["question_id"] for r in runs}))}
     gate = asyncio.Semaphore(concurrency)
@@ -121,9 +135,13 @@ async def judge_runs(
         if q is None:
             return
         async with gate:
-            report = await asyncio.to_thread(audit_run, cfg, run, q)
-            fn = panel_run if panel else judge_run
-            score = await fn(cfg, JudgeInput(run, q, report), judge)
+            if common is None:
+                j = JudgeInput(run, q, await asyncio.to_thread(audit_run, cfg, run, q))
+            else:
+                bare = run | {"evidence": None}  # its condition's evidence: not the judge's
+                report = await asyncio.to_thread(audit_run, cfg, bare, q)
+                j = JudgeInput(run, q, report, await common.get(q))
+            score = await (panel_run if panel else judge_run)(cfg, j, judge)
         row = scores.save(score)
         saved.append(row)
         if on_done:
@@ -133,14 +151,24 @@ async def judge_runs(
     return saved
 
 
+def check_protocol(protocol: str, panel: bool = False) -> None:
+    """A known protocol; the SECQUE panel is judged per condition only."""
+    if protocol not in PROTOCOLS:
+        raise UserError(f"--protocol {protocol}", "is unknown", f"use {' or '.join(PROTOCOLS)}")
+    if panel and protocol != "per_condition":
+        raise UserError("--panel", "has no common-evidence prompt", "drop --protocol common")
+
+
 SCORE_KINDS = ("llm", "human", "labels")  # what `report --scores` can read
 
 
-def llm_judges(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+def llm_judges(
+    ws: duckdb.DuckDBPyConnection, protocol: str = "per_condition"
+) -> list[dict[str, Any]]:
     """Who gave the latest LLM scores: registry name, model string, how many runs, and whether
     the judge ran on this machine (`local/...`), so a report can label such scores."""
     seen: dict[tuple[str, str], int] = {}
-    for s in ScoreStore(ws).latest(kind="llm"):
+    for s in ScoreStore(ws).latest(kind="llm", protocol=protocol):
         key = (s["annotator"], (s.get("detail") or {}).get("judge_model") or "?")
         seen[key] = seen.get(key, 0) + 1
     return [
@@ -154,13 +182,15 @@ def score_rows(
     kind: str = "llm",
     dimension: str = "accuracy",
     source: str | None = None,
+    protocol: str = "per_condition",
 ) -> list[dict[str, Any]]:
     """One row per scored run for the accuracy table: model, condition, category, question,
-    score. `kind` llm or human: the latest ok 1-5 score of that kind; `labels`: correctness
-    from the people's labels (1 correct, 0.5 partial, 0 incorrect or refusal). Several
-    annotators of one run are averaged. `source` keeps one question set."""
+    score, and the judging `protocol` read (None for human scores and labels). `kind` llm or
+    human: the latest ok 1-5 score of that kind (LLM scores of `protocol` only); `labels`:
+    correctness from the people's labels (1 correct, 0.5 partial, 0 incorrect or refusal).
+    Several annotators of one run are averaged. `source` keeps one question set."""
     store = ScoreStore(ws)
-    latest = store.latest(kind="human" if kind == "labels" else kind)
+    latest = store.latest(kind="human" if kind == "labels" else kind, protocol=protocol)
     if not latest:
         return []
     runs = {r["id"]: r for r in RunStore(ws).list(status=COMPLETED, limit=1_000_000)}
@@ -187,17 +217,21 @@ def score_rows(
                 "source": q.source if q else None,
                 "question_id": r["question_id"],
                 "score": sum(values) / len(values),
+                "protocol": None if kind in ("human", "labels") else protocol,
             }
         )
     return out
 
 
-def agreement_pairs(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """(dimension, human, judge) for every run both a person and the LLM judge scored."""
+def agreement_pairs(
+    ws: duckdb.DuckDBPyConnection, protocol: str = "per_condition"
+) -> list[dict[str, Any]]:
+    """(dimension, human, judge) for every run both a person and the LLM judge (its scores
+    under `protocol`) scored."""
     store = ScoreStore(ws)
     human_rows = store.latest(kind="human")
     human = mean_by_run(human_rows)
-    judge = mean_by_run(store.latest(kind="llm"))
+    judge = mean_by_run(store.latest(kind="llm", protocol=protocol))
     pairs = []
     for rid in sorted(set(human) & set(judge)):
         for d in DIMENSIONS:

@@ -1,0 +1,38 @@
+"""The Arena's `J`: the completed panes judged under the common-evidence protocol, shown inline
+labelled "common", stored beside (never over) the per-condition scores of `j`."""
+
+from __future__ import annotations
+
+from fintrade_tui.config import Config
+from fintrade_tui.judging.annotations import ScoreStore
+from tests.conftest import needs_bundle
+from tests.ui.test_arena import ArenaApp, cfg, settle  # noqa: F401  (cfg: the fixture)
+
+pytestmark = needs_bundle
+
+
+async def test_judge_common_inline_and_stored_apart(cfg: Config) -> None:  # noqa: F811
+    app = ArenaApp(cfg, question_id="T-ARENA")
+    async with app.run_test(size=(150, 40)) as pilot:
+        await settle(pilot)
+        arena = app.screen
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.press("j")
+        await settle(pilot)
+        first = arena.panes()[0]
+        assert "common" not in str(first.query_one(".pane-scores").content)
+        await pilot.press("J")
+        await settle(pilot)
+        plain = str(first.query_one(".pane-scores").content)
+        assert "Judge (judge · common): " in plain and "accuracy 5" in plain
+        store = ScoreStore(app.workspace_connection())
+        ids = {p.run_id for p in arena.panes()}
+        per = store.latest(kind="llm")
+        com = store.latest(kind="llm", protocol="common")
+        assert {r["run_id"] for r in per} == ids == {r["run_id"] for r in com}
+        assert {r["protocol"] for r in per} == {"per_condition"}
+        assert {r["protocol"] for r in com} == {"common"}
+        assert all(r["annotator"] == "judge" for r in com)  # the label is display only
+        # the same canonical evidence for every condition's answer
+        assert len({r["detail"]["common_evidence"]["hash"] for r in com}) == 1
