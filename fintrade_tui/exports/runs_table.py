@@ -31,8 +31,8 @@ RUN_COLUMNS = [
     "audit_supported", "audit_contradicted", "audit_not_found",
 ]  # fmt: skip
 SCORE_COLUMNS = [
-    "score_id", "run_id", "question_id", "model", "condition", "kind", "annotator", "version",
-    "latest", "created_at", "label", *DIMENSIONS, "preference", "other_run", "note", "blind",
+    "score_id", "run_id", "question_id", "model", "condition", "kind", "annotator", "protocol",
+    "version", "latest", "created_at", "label", *DIMENSIONS, "preference", "other_run", "note", "blind",
     "status", "detail",
 ]  # fmt: skip
 
@@ -217,7 +217,8 @@ def export_scores(
 ) -> int:
     """Scores (latest versions, or all with `history`) with their run's question and model."""
     store = ScoreStore(ws)
-    latest = {s["id"] for s in store.latest(kind=kind, status=None)}
+    # the latest version per protocol: a common-evidence score never hides a per-condition one
+    latest = {s["id"] for s in store.latest(kind=kind, status=None, protocol=None)}
     runs = {r["id"]: r for r in RunStore(ws).list(limit=10**9)}
     rows = []
     for s in store.history():  # one query: every version, by run
