@@ -94,5 +94,6 @@ from fintrade_tui import cli_quality, cli_runs, cli_store, cli_tui  # noqa: E402
 from fintrade_tui import cli_imports  # noqa: E402,F401,I001
 from fintrade_tui import cli_models  # noqa: E402,F401,I001
 from fintrade_tui import cli_item_audit  # noqa: E402,F401,I001
-from fintrade_tui import cli_flaws  # noqa: E402,F401,I001
 from fintrade_tui import cli_preferences  # noqa: E402,F401,I001
+from fintrade_tui import cli_agreement  # noqa: E402,F401,I001
+from fintrade_tui import cli_flaws  # noqa: E402,F401,I001

@@ -22,32 +22,43 @@ from fintrade_tui.cli_output import console, print_table, progress_bars
 @click.option("--force", is_flag=True, help="judge again runs this judge already scored")
 @click.option("--with-reference", is_flag=True, help="also the benchmarks' reference answers")
 @click.option("--concurrency", type=click.IntRange(1, 32), default=2)
+@click.option(
+    "--protocol",
+    type=click.Choice(["per_condition", "common"]),
+    default="per_condition",
+    show_default=True,
+    help="judge against each run's own evidence, or the question's common canonical evidence",
+)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly
-def judge(obj: Ctx, run_ids, batch, panel, model, force, with_reference, concurrency, as_json):
+def judge(
+    obj: Ctx, run_ids, batch, panel, model, force, with_reference, concurrency, protocol, as_json
+):
     """Score completed runs with the LLM judge (after a numeric audit of each answer)."""
-    from fintrade_tui.judging.session import judge_runs, runs_to_judge
+    from fintrade_tui.judging.session import check_protocol, judge_runs, runs_to_judge
     from fintrade_tui.runs.llm import model_spec
     from fintrade_tui.store.workspace import open_workspace
 
     cfg = obj.cfg
     name = model or cfg.judging.model
     model_spec(cfg, name)
+    check_protocol(protocol, panel)
     ids = [p.strip() for p in run_ids.split(",")] if run_ids else None
     kind = "panel" if panel else "llm"
     with open_workspace(cfg.workspace) as ws:
-        todo = runs_to_judge(ws, kind, name, ids, batch, force, with_reference)
+        todo = runs_to_judge(ws, kind, name, ids, batch, force, with_reference, protocol)
         with progress_bars(as_json) as reporter:
-            tick = reporter.start(f"{kind} judge {name}", len(todo))
+            tick = reporter.start(f"{kind} judge {name} ({protocol})", len(todo))
             saved = asyncio.run(
-                judge_runs(cfg, ws, todo, panel, name, concurrency, lambda row: tick(1))
+                judge_runs(cfg, ws, todo, panel, name, concurrency, lambda row: tick(1), protocol)
             )
-    rows = [_judged(r) for r in saved]
+    rows = [_judged(r) | {"protocol": r["protocol"]} for r in saved]
     if as_json:
         emit_json(rows)
         return
-    print_table(rows, f"{len(rows)} runs judged by {name}" + (" (panel)" if panel else ""))
+    title = f"{len(rows)} runs judged by {name}" + (" (panel)" if panel else "")
+    print_table(rows, title + f", protocol {protocol}")
     for r in saved:
         if r["status"] != "ok":
             err = r["detail"].get("error")
@@ -143,15 +154,31 @@ def score(obj: Ctx, run_id: str, prefer, worse, note, annotator, blind, as_json,
 @click.option("--csv", "csv_path", type=click.Path(path_type=Path), help="write the cells as CSV")
 @click.option("--parquet", "parquet_path", type=click.Path(path_type=Path), help="... as Parquet")
 @click.option("--resamples", type=int, default=10000, help="bootstrap resamples")
+@click.option("--baseline", default="no_rag", show_default=True, help="the condition compared with")
+@click.option("--lanes-csv", type=click.Path(path_type=Path), help="write the lane tables as CSV")
+@click.option("--annotators", is_flag=True, help="also inter-annotator agreement (κ, α)")
 @click.pass_obj
 @friendly
 def report(
-    obj: Ctx, scores: str, source, as_json: bool, markdown: bool, csv_path, parquet_path, resamples
+    obj: Ctx,
+    scores: str,
+    source,
+    as_json: bool,
+    markdown: bool,
+    csv_path,
+    parquet_path,
+    resamples,
+    baseline: str,
+    lanes_csv,
+    annotators: bool,
 ) -> None:
-    """Accuracy (model × condition × the question set's categories, Δ vs No-RAG with paired
-    tests), human-judge agreement and SECQUE panel accuracy."""
+    """Accuracy (model × condition × the question set's categories, Δ vs the baseline with
+    paired tests), lane tables per judging protocol, human-judge agreement, SECQUE panel
+    accuracy and (--annotators) inter-annotator agreement."""
     from fintrade_tui.judging.session import agreement_pairs, llm_judges, panel_rows, score_rows
+    from fintrade_tui.stats import lanes as ln
     from fintrade_tui.stats.agreement import agreement_table
+    from fintrade_tui.stats.annotators import annotator_agreement, annotator_rows, human_scores
     from fintrade_tui.stats.tables import LABELS_SCALE, RUBRIC, accuracy_table, flatten, to_markdown
     from fintrade_tui.store.workspace import open_workspace
 
@@ -160,9 +187,26 @@ def report(
         pairs = agreement_pairs(ws)
         panel = panel_rows(ws)
         judges = llm_judges(ws) if scores == "llm" else []
+        by_kind = {k: ln.run_scores(ws, k, source) for k in ("llm", "human")}
+        inter = annotator_agreement(human_scores(ws)) if annotators else None
+    seen = {r["condition"] for r in [*rows, *by_kind["llm"], *by_kind["human"]]}
+    if seen and baseline not in seen:
+        from fintrade_tui.errors import UserError
+
+        raise UserError(
+            f"--baseline {baseline}", "has no scores", f"use one of {', '.join(sorted(seen))}"
+        )
     scale = LABELS_SCALE if scores == "labels" else RUBRIC
-    table = accuracy_table(rows, n_resamples=resamples, scale=scale) if rows else None
+    table = accuracy_table(rows, baseline, n_resamples=resamples, scale=scale) if rows else None
     agree = agreement_table(pairs) if pairs else []
+    lanes = {
+        k: ln.lane_tables(r, baseline, kind=k, n_resamples=resamples) for k, r in by_kind.items()
+    }
+    if lanes_csv:
+        from fintrade_tui.exports.runs_table import _write_table
+
+        flat = [row for k in lanes for row in ln.flatten(lanes[k])]
+        _write_table(flat, [*ln.LANE_COLUMNS, "holm_m"], lanes_csv, "csv")
     for path, fmt in ((csv_path, "csv"), (parquet_path, "parquet")):
         if path:
             from fintrade_tui.exports.runs_table import write_report
@@ -176,21 +220,27 @@ def report(
                 "agreement": agree,
                 "panel": panel,
                 "judges": judges,
+                "lanes": lanes,
+                **({"annotators": inter} if inter is not None else {}),
             }
         )
         return
     if not rows:
         console.print(f"no {scores} scores yet: run `fintrade-tui judge`, `score` or `runs import`")
     if markdown:
-        click.echo(_markdown(table, agree, panel, scores))
+        click.echo(_markdown(table, agree, panel, scores, lanes, inter))
         click.echo("".join(f"\n{_judge_line(j)}" for j in judges))
         return
     for j in judges:
         click.echo(_judge_line(j))
     if table:
         click.echo(to_markdown(table))
+    for t in (t for k in lanes for t in lanes[k]):
+        click.echo(ln.to_markdown(t))
     if agree:
         print_table(_agree_rows(agree), "human-judge agreement")
+    if inter is not None:
+        print_table(annotator_rows(inter), "inter-annotator agreement")
     if panel:
         print_table(panel, "SECQUE panel accuracy")
 
@@ -213,18 +263,37 @@ def _agree_rows(agree: list[dict]) -> list[dict]:
     ]
 
 
-def _markdown(table: dict | None, agree: list[dict], panel: list[dict], scores: str) -> str:
+def _markdown(
+    table: dict | None,
+    agree: list[dict],
+    panel: list[dict],
+    scores: str,
+    lanes: dict[str, list[dict]] | None = None,
+    inter: dict | None = None,
+) -> str:
+    from fintrade_tui.stats import lanes as ln
+    from fintrade_tui.stats.annotators import annotator_rows
     from fintrade_tui.stats.tables import to_markdown
 
-    parts = [f"## Accuracy ({scores} scores)", "", to_markdown(table) if table else "_none_"]
-    if agree:
-        rows = _agree_rows(agree)
+    def grid(rows: list[dict]) -> list[str]:
         head = list(rows[0])
-        parts += ["", "## Human-judge agreement", "", "| " + " | ".join(head) + " |"]
-        parts.append("|" + "---|" * len(head))
-        parts += [
+        out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        return out + [
             "| " + " | ".join("—" if r[h] is None else str(r[h]) for h in head) + " |" for r in rows
         ]
+
+    parts = [f"## Accuracy ({scores} scores)", "", to_markdown(table) if table else "_none_"]
+    tables = [t for k in lanes or {} for t in lanes[k]]
+    if tables:
+        parts += ["", "## Lane tables (one per score kind and judging protocol)", ""]
+        parts += [ln.to_markdown(t) for t in tables]
+    if agree:
+        parts += ["", "## Human-judge agreement", "", *grid(_agree_rows(agree))]
+    if inter is not None:
+        names = ", ".join(inter["annotators"]) or "none"
+        parts += ["", "## Inter-annotator agreement", "", f"Annotators: {names}.", ""]
+        rows = annotator_rows(inter)
+        parts += grid(rows) if rows else ["_no run scored by two annotators_"]
     if panel:
         parts += ["", "## SECQUE panel", "", "| model | condition | n | strict | normalized |"]
         parts.append("|---|---|---|---|---|")

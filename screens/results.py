@@ -1,6 +1,9 @@
 """Results screen: the accuracy matrix (model × condition × the question set's categories, Δ vs
 No-RAG with significance marks, from the LLM judge's scores, the people's, or their labels),
-the human–judge agreement table and a failure-case browser with filter toggles. Enter replays a
+the human–judge agreement table and a failure-case browser with filter toggles. `l` swaps the
+matrix for the lane tables (Δ vs No-RAG per comparison and lane, with a forest plot; `p` cycles
+the judging protocols), `a` the agreement for inter-annotator agreement (κ, α), `D` opens the
+annotators' disagreements for adjudication. Enter replays a
 case in the Arena (read-only, beside the question's other answers); `x` writes its case study
 as Markdown; `w` writes the filtered view (its runs and the matrix) as JSONL and CSV.
 
@@ -22,18 +25,24 @@ from textual.widgets import Checkbox, DataTable, Footer, Header, Label, Static
 from textual.worker import Worker, WorkerState
 
 from fintrade_tui.judging.failures import FILTER_LABELS, FILTERS
+from fintrade_tui.stats.lanes import workspace_lanes
 from fintrade_tui.ui.frames import FramePaced
+from fintrade_tui.ui.lanes_view import LanesPane
 from fintrade_tui.ui.results_text import (
     AGREEMENT_COLUMNS,
     AGREEMENT_HEADERS,
+    ANNOTATOR_HEADERS,
     KIND_NAMES,
     SCORE_KINDS,
-    case_numbers,
+    accuracy_note,
+    annotator_cells,
+    case_text,
     fmt_number,
     matrix_headers,
 )
 
-RESAMPLES = 2000  # the bootstrap CIs are not shown here; Δ and the marks do not depend on them
+RESAMPLES = 2000  # fewer than the CLI's: Δ and the marks do not depend on them, the lanes' CIs
+# move in the second decimal at most
 KEYS = {
     "rag_worse": "r",
     "disagree": "d",
@@ -65,6 +74,10 @@ class ResultsScreen(FramePaced, Screen):
     ResultsScreen #f-main { height: 1fr; }
     ResultsScreen #failures { width: 3fr; }
     ResultsScreen #case-detail { width: 2fr; border-left: tall $panel; padding: 0 1; }
+    ResultsScreen #lanes-pane, ResultsScreen #annotators { display: none; }
+    ResultsScreen .lanes #lanes-pane, ResultsScreen .inter #annotators { display: block; }
+    ResultsScreen .lanes #accuracy, ResultsScreen .lanes #accuracy-note { display: none; }
+    ResultsScreen .inter #agreement { display: none; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         # priority: Enter replays even when the failure table (which binds Enter) has focus
@@ -73,6 +86,10 @@ class ResultsScreen(FramePaced, Screen):
         Binding("w", "export_view", "Write view", id="results.export_view"),
         Binding("s", "toggle_scores", "Scores", id="results.scores"),
         Binding("g", "cycle_source", "Question set", id="results.source"),
+        Binding("l", "toggle_lanes", "Lanes", id="results.lanes"),
+        Binding("p", "cycle_protocol", "Protocol", id="results.protocol"),
+        Binding("a", "toggle_annotators", "Annotators", id="results.annotators"),
+        Binding("D", "disagreements", "Disagreements", id="results.disagreements"),
         *[
             Binding(key, f"toggle_filter('{name}')", FILTER_LABELS[name], id=f"results.{name}")
             for name, key in KEYS.items()
@@ -88,10 +105,13 @@ class ResultsScreen(FramePaced, Screen):
         self.source: str | None = None  # one question set, or all of them
         self.sources: list[str] = []  # the sets that have scores of this kind
         self.table: dict[str, Any] | None = None
+        self.show_lanes = self.show_inter = False
         self._db = threading.Lock()  # one query at a time: stores may create tables on first use
 
     def _title(self) -> str:
         which = f"{self.source} questions" if self.source else "all questions"
+        if self.show_lanes:
+            return f"Lanes ({KIND_NAMES[self.kind]} scores): Δ vs No-RAG · {which} (g, l)"
         return (
             f"Accuracy % ({KIND_NAMES[self.kind]} scores) by model × condition × category"
             f" · {which} (g)"
@@ -114,11 +134,15 @@ class ResultsScreen(FramePaced, Screen):
                 acc.add_columns(*matrix_headers(["F", "T", "FT", "overall"]))
                 yield acc
                 yield Static("", id="accuracy-note")
+                yield LanesPane(id="lanes-pane")
             with Vertical(id="agr-pane"):
-                yield Static("Human–judge agreement", classes="title")
+                yield Static("Human–judge agreement (a)", id="agreement-title", classes="title")
                 agr: DataTable = DataTable(id="agreement", cursor_type="none")
                 agr.add_columns(*AGREEMENT_HEADERS)
                 yield agr
+                ann: DataTable = DataTable(id="annotators", cursor_type="none")
+                ann.add_columns(*ANNOTATOR_HEADERS)
+                yield ann
         with Vertical(id="failures-pane"):
             with Horizontal(id="f-toggles"):
                 yield Label("Cases:")
@@ -151,20 +175,30 @@ class ResultsScreen(FramePaced, Screen):
         rows = [r for r in rows if source is None or r["source"] == source]
         scale = LABELS_SCALE if kind == "labels" else RUBRIC
         table = accuracy_table(rows, n_resamples=RESAMPLES, scale=scale) if rows else None
-        return kind, source, table, sources, judges
+        lanes: list[dict[str, Any]] = []
+        if kind != "labels":  # lanes compare rubric scores
+            with self._db:
+                cur = self.app.workspace()
+                try:
+                    lanes = workspace_lanes(cur, kind, source, n_resamples=RESAMPLES)
+                finally:
+                    cur.close()
+        return kind, source, table, sources, judges, lanes
 
     @work(thread=True, exclusive=True, group="agreement", exit_on_error=False)
-    def load_agreement(self) -> list[dict[str, Any]]:
+    def load_agreement(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         from fintrade_tui.judging.session import agreement_pairs
         from fintrade_tui.stats.agreement import agreement_table
+        from fintrade_tui.stats.annotators import annotator_agreement, annotator_rows, human_scores
 
         with self._db:
             cur = self.app.workspace()
             try:
                 pairs = agreement_pairs(cur)
+                humans = human_scores(cur)
             finally:
                 cur.close()
-        return agreement_table(pairs)
+        return agreement_table(pairs), annotator_rows(annotator_agreement(humans))
 
     @work(thread=True, exclusive=True, group="failures", exit_on_error=False)
     def load_failures(self) -> list[dict[str, Any]]:
@@ -220,10 +254,11 @@ class ResultsScreen(FramePaced, Screen):
         from fintrade_tui.runs.evidence import LABELS
         from fintrade_tui.stats.tables import fmt_cell, shown_conditions
 
-        kind, source, table, sources, judges = result
+        kind, source, table, sources, judges, lanes = result
         if (kind, source) != (self.kind, self.source):
             return
         self.table, self.sources = table, sources
+        self.query_one(LanesPane).set_tables(lanes, KIND_NAMES[kind])
         grid = self.query_one("#accuracy", DataTable)
         note = self.query_one("#accuracy-note", Static)
         who = KIND_NAMES[kind]
@@ -243,26 +278,18 @@ class ResultsScreen(FramePaced, Screen):
                     str(cells["overall"]["n"]),
                     key=f"{model}:{cond}",
                 )
-        base = LABELS.get(table["baseline"], table["baseline"])
-        what = (
-            "% = share labelled correct (partial ½)"
-            if kind == "labels"
-            else f"% = mean {who} accuracy score / 5 × 100"
-        )
-        by = "".join(  # a local judge's scores are labelled as such
-            f" Judge {j['judge']} = {j['model']}" + (" (local model)." if j["local"] else ".")
-            for j in judges
-        )
-        note.update(
-            f"{what}. Δ vs {base}. * p<.05 ** p<.01 "
-            f"*** p<.001 (paired Wilcoxon, Holm over {table['n_lanes']} lanes). n = questions." + by
-        )
+        note.update(accuracy_note(table, kind, judges))
 
-    def _load_agreement(self, rows: list[dict[str, Any]]) -> None:
+    def _load_agreement(self, result: tuple[list[dict], list[dict]]) -> None:
+        rows, inter = result
         grid = self.query_one("#agreement", DataTable)
         grid.clear()
         for r in rows:
             grid.add_row(r["dimension"], *[fmt_number(r[k]) for k in AGREEMENT_COLUMNS])
+        ann = self.query_one("#annotators", DataTable)
+        ann.clear()
+        for r in inter:  # annotator names come from files: Text, never markup
+            ann.add_row(*(Text(c) for c in annotator_cells(r)))
 
     def _load_failures(self, cases: list[dict[str, Any]]) -> None:
         self.cases = cases
@@ -309,18 +336,7 @@ class ResultsScreen(FramePaced, Screen):
                 else Text("No failure cases.", style="italic")
             )
             return
-        text = Text()
-        text.append(f"{case['question_id']} ", style="bold")
-        text.append(f"({case['category']}, as of {case['as_of'] or '—'})\n", style="dim")
-        text.append(" ".join(case["question"].split()) + "\n\n")
-        text.append(f"{case['model']} · {case['condition']} · runs {', '.join(case['run_ids'])}\n")
-        text.append(f"{FILTER_LABELS[case['filter']]}: ", style="bold")
-        text.append(case["reason"] + "\n")
-        text.append(case_numbers(case["numbers"]) + "\n\n", style="dim")
-        text.append(
-            "Enter: replay in the Arena (read-only) · x: export the case study", style="italic"
-        )
-        detail.update(text)
+        detail.update(case_text(case))
 
     @on(DataTable.RowHighlighted, "#failures")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -343,6 +359,23 @@ class ResultsScreen(FramePaced, Screen):
         self.query_one("#scores-kind", Static).update(self._kinds())
         self.query_one("#accuracy-title", Static).update(self._title())
         self.reload_accuracy()
+
+    def action_toggle_lanes(self) -> None:
+        self.show_lanes = not self.show_lanes
+        self.query_one("#acc-pane").set_class(self.show_lanes, "lanes")
+        self.query_one("#accuracy-title", Static).update(self._title())
+
+    def action_cycle_protocol(self) -> None:
+        self.query_one(LanesPane).cycle()
+
+    def action_toggle_annotators(self) -> None:
+        self.show_inter = not self.show_inter
+        self.query_one("#agr-pane").set_class(self.show_inter, "inter")
+        title = "Inter-annotator agreement (a)" if self.show_inter else "Human–judge agreement (a)"
+        self.query_one("#agreement-title", Static).update(title)
+
+    def action_disagreements(self) -> None:
+        self.app.action_goto("disagreements")
 
     def action_cycle_source(self) -> None:
         """All question sets, then each set with scores of this kind, one at a time."""

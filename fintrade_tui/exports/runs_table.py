@@ -32,8 +32,8 @@ RUN_COLUMNS = [
 ]  # fmt: skip
 SCORE_COLUMNS = [
     "score_id", "run_id", "question_id", "model", "condition", "kind", "annotator", "protocol",
-    "version", "latest", "created_at", "label", *DIMENSIONS, "preference", "other_run", "note", "blind",
-    "status", "detail",
+    "version", "latest", "created_at", "label", *DIMENSIONS, "preference", "other_run", "note",
+    "blind", "status", "detail",
 ]  # fmt: skip
 
 

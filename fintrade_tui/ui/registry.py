@@ -11,6 +11,7 @@ SCREENS = {
     "questions": ("fintrade_tui.screens.questions", "QuestionsScreen"),
     "arena": ("fintrade_tui.screens.arena", "ArenaScreen"),
     "results": ("fintrade_tui.screens.results", "ResultsScreen"),
+    "disagreements": ("fintrade_tui.screens.disagreements", "DisagreementsScreen"),
     "audit": ("fintrade_tui.screens.audit", "AuditScreen"),
 }
 

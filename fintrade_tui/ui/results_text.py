@@ -1,10 +1,13 @@
 """Results screen text (no widgets): the score kinds the matrix cycles through, the agreement
-table's columns, a number as the tables show it, a failure case's figures on a few lines, and
-the accuracy matrix's headers for a question set's categories."""
+table's columns, a number as the tables show it, a failure case's figures on a few lines, the
+accuracy matrix's headers for a question set's categories, and the lane table's and the
+inter-annotator table's rows as text."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from rich.text import Text
 
 SCORE_KINDS = ("llm", "human", "labels")
 KIND_NAMES = {"llm": "LLM-judge", "human": "human", "labels": "label"}
@@ -44,3 +47,82 @@ def case_numbers(numbers: dict[str, Any]) -> str:
 def matrix_headers(columns: list[str]) -> list[str]:
     """The accuracy matrix's headers for the table's category columns."""
     return ["Model", "Condition", *("Overall" if c == "overall" else c for c in columns), "n"]
+
+
+LANE_HEADERS = ("Model", "Condition", "Lane", "N", "Δ", "95% CI", "W/T/L %", "p (Holm)")
+ANNOTATOR_HEADERS = ("Dimension", "Annotators", "n", "κ (quad)", "α (ord)", "Exact %", "±1 %")
+
+
+def lane_cells(r: dict[str, Any]) -> list[str]:
+    """One lane-table row as the Results screen shows it."""
+    from fintrade_tui.runs.evidence import LABELS
+    from fintrade_tui.stats.lanes import fmt_ci, fmt_num, fmt_p, fmt_wtl
+
+    return [
+        r["model"],
+        LABELS.get(r["condition"], r["condition"]),
+        r["lane"],
+        str(r["n_paired"]),
+        fmt_num(r["delta"]),
+        fmt_ci(r),
+        fmt_wtl(r),
+        fmt_p(r["wilcoxon_p_holm"]) + r["stars"],
+    ]
+
+
+def lane_label(r: dict[str, Any], width: int = 22) -> str:
+    """A forest-plot row's y label: model · condition · lane, shortened to fit."""
+    from fintrade_tui.runs.evidence import LABELS
+
+    text = f"{r['model']} · {LABELS.get(r['condition'], r['condition'])} · {r['lane']}"
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def lanes_note(table: dict[str, Any], others: list[str]) -> str:
+    """The line under the lane table: what Δ is, the Holm family, the other protocols."""
+    more = f" Other protocols: {', '.join(others)} (p)." if others else ""
+    return (
+        f"Δ = mean paired difference vs {table['baseline']} (1–5), 95% bootstrap CI, "
+        f"W/T/L = higher/equal/lower. {table['holm']['family']}.{more}"
+    )
+
+
+def annotator_cells(row: dict[str, Any]) -> list[str]:
+    keys = ("n", "kappa_quad", "alpha_ordinal", "exact_pct", "within_1_pct")
+    return [row["dimension"], row["annotators"], *(fmt_number(row[k]) for k in keys)]
+
+
+def accuracy_note(table: dict[str, Any], kind: str, judges: list[dict[str, Any]]) -> str:
+    """The line under the accuracy matrix: what % is, Δ, the marks, who judged."""
+    from fintrade_tui.runs.evidence import LABELS
+
+    base = LABELS.get(table["baseline"], table["baseline"])
+    what = (
+        "% = share labelled correct (partial ½)"
+        if kind == "labels"
+        else f"% = mean {KIND_NAMES[kind]} accuracy score / 5 × 100"
+    )
+    by = "".join(  # a local judge's scores are labelled as such
+        f" Judge {j['judge']} = {j['model']}" + (" (local model)." if j["local"] else ".")
+        for j in judges
+    )
+    return (
+        f"{what}. Δ vs {base}. * p<.05 ** p<.01 "
+        f"*** p<.001 (paired Wilcoxon, Holm over {table['n_lanes']} lanes). n = questions." + by
+    )
+
+
+def case_text(case: dict[str, Any]) -> Text:
+    """A failure case's detail pane: the question, the runs, why it is listed, its figures."""
+    from fintrade_tui.judging.failures import FILTER_LABELS
+
+    text = Text()
+    text.append(f"{case['question_id']} ", style="bold")
+    text.append(f"({case['category']}, as of {case['as_of'] or '—'})\n", style="dim")
+    text.append(" ".join(case["question"].split()) + "\n\n")
+    text.append(f"{case['model']} · {case['condition']} · runs {', '.join(case['run_ids'])}\n")
+    text.append(f"{FILTER_LABELS[case['filter']]}: ", style="bold")
+    text.append(case["reason"] + "\n")
+    text.append(case_numbers(case["numbers"]) + "\n\n", style="dim")
+    text.append("Enter: replay in the Arena (read-only) · x: export the case study", style="italic")
+    return text
