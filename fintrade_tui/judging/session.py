@@ -202,25 +202,31 @@ def score_rows(
             by_run.setdefault(s["run_id"], []).append(v)
     out = []
     for rid, values in by_run.items():
-        r = runs.get(rid)
-        if r is None:
-            continue
-        q = qs.get(r["question_id"])
-        if source and (q is None or q.source != source):
-            continue
-        out.append(
-            {
-                "run_id": rid,
-                "model": r["model"],
-                "condition": r["condition"],
-                "category": q.category if q else "?",
-                "source": q.source if q else None,
-                "question_id": r["question_id"],
-                "score": sum(values) / len(values),
-                "protocol": None if kind in ("human", "labels") else protocol,
-            }
-        )
+        if (row := run_fields(rid, runs, qs, source)) is not None:
+            read = None if kind in ("human", "labels") else protocol
+            out.append(row | {"score": sum(values) / len(values), "protocol": read})
     return out
+
+
+def run_fields(
+    rid: str, runs: dict[str, dict[str, Any]], qs: dict[str, Any], source: str | None
+) -> dict[str, Any] | None:
+    """A score row's run fields (model, condition, the question's category and source); None
+    for a run no longer completed or a question not of `source`."""
+    r = runs.get(rid)
+    if r is None:
+        return None
+    q = qs.get(r["question_id"])
+    if source and (q is None or q.source != source):
+        return None
+    return {
+        "run_id": rid,
+        "model": r["model"],
+        "condition": r["condition"],
+        "category": q.category if q else "?",
+        "source": q.source if q else None,
+        "question_id": r["question_id"],
+    }
 
 
 def agreement_pairs(

@@ -55,6 +55,7 @@ def run_scores(
     four rubric dimensions (of the latest ok scores; each dimension averaged over annotators
     first). An adjudicated dimension (see stats.annotators) replaces the annotators' scores."""
     from fintrade_tui.judging.annotations import DIMENSIONS, ScoreStore
+    from fintrade_tui.judging.session import run_fields
     from fintrade_tui.runs.records import COMPLETED, RunStore
     from fintrade_tui.store.workspace import load_questions
 
@@ -85,24 +86,8 @@ def run_scores(
     qs = {q.id: q for q in load_questions(ws)}
     out = []
     for (rid, protocol), score in sorted(by_run.items()):
-        r = runs.get(rid)
-        if r is None:
-            continue
-        q = qs.get(r["question_id"])
-        if source and (q is None or q.source != source):
-            continue
-        out.append(
-            {
-                "run_id": rid,
-                "model": r["model"],
-                "condition": r["condition"],
-                "category": q.category if q else "?",
-                "source": q.source if q else None,
-                "question_id": r["question_id"],
-                "protocol": protocol,
-                "score": score,
-            }
-        )
+        if (row := run_fields(rid, runs, qs, source)) is not None:
+            out.append(row | {"protocol": protocol, "score": score})
     return out
 
 
