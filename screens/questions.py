@@ -1,7 +1,7 @@
 """Questions screen: the question bank as a table with filters (category, ticker, quarter,
 resolution/coverage status) and a detail panel for the highlighted question — text, tickers,
 as_of, window, golden indicators, oracle values with provenance, reference answer, coverage
-gaps. `a` (or Enter) opens the question in the Arena.
+gaps. `a` (or Enter) opens the question in the Arena, `A` its item audit.
 
 The bank is read once in a worker thread; filtering is in memory on the UI thread."""
 
