@@ -206,15 +206,25 @@ def ingest(tmp: Path, reuse: Path | None) -> tuple[Path, str, str]:
 
 
 def bench_signals(
-    path: Path, prices: pd.DataFrame, runs: int, label: str
+    path: Path, prices: pd.DataFrame, runs: int, label: str, interleave: bool = False
 ) -> tuple[float, float, Diff]:
     con = connect(path)
-    log(f"{label}: DuckDB build x{runs}")
-    t_duck, _ = best_of(runs, lambda: compute.build(con))
+    if interleave:  # alternate the two, so that a drift in machine speed hits both alike
+        log(f"{label}: DuckDB build and pandas loop, alternating x{runs}")
+        pairs = [
+            (best_of(1, lambda: compute.build(con)), best_of(1, lambda: pandas_signals(prices)))
+            for _ in range(runs)
+        ]
+        t_duck, t_pd = min(d[0] for d, _ in pairs), min(p[0] for _, p in pairs)
+        ref = pairs[-1][1][1]
+    else:
+        log(f"{label}: DuckDB build x{runs}")
+        t_duck, _ = best_of(runs, lambda: compute.build(con))
     duck = duck_signals(con)
     con.close()
-    log(f"{label}: pandas loop x{runs}")
-    t_pd, ref = best_of(runs, lambda: pandas_signals(prices))
+    if not interleave:
+        log(f"{label}: pandas loop x{runs}")
+        t_pd, ref = best_of(runs, lambda: pandas_signals(prices))
     # OBV partial sums can cancel to ~0: judge its noise against the running sum of volume
     vol_scale = prices.groupby("ticker", sort=False)["volume"].cumsum().to_numpy()
     return t_duck, t_pd, compare(duck, ref, SIGNALS, {"obv": vol_scale})
@@ -307,6 +317,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3, help="repeats per timing (best is reported)")
     ap.add_argument("--queries", type=int, default=1000, help="snapshot calls")
     ap.add_argument("--seed", type=int, default=20240308)
+    ap.add_argument(
+        "--interleave", action="store_true", help="alternate DuckDB and pandas signal runs"
+    )
     args = ap.parse_args()
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-store-") as td:
@@ -331,8 +344,9 @@ def main() -> None:
         prices_sub = prices[prices["ticker"].isin(yahoo)].reset_index(drop=True)
         n_all, n_sub = prices["ticker"].nunique(), len(yahoo)
 
-        ta_d, ta_p, diff_all = bench_signals(full, prices, args.runs, "all tickers")
-        ts_d, ts_p, diff_sub = bench_signals(sub, prices_sub, args.runs, "prices-yahoo subset")
+        il = args.interleave
+        ta_d, ta_p, diff_all = bench_signals(full, prices, args.runs, "all tickers", il)
+        ts_d, ts_p, diff_sub = bench_signals(sub, prices_sub, args.runs, "prices-yahoo subset", il)
         t_ref, t_build, added, diff_ref = bench_refresh(full, args.runs)
         lat, found = bench_snapshot(store, args.queries, args.seed)
 

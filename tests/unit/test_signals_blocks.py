@@ -1,7 +1,9 @@
-"""The lane-wise recursion (BLOCK rows per lane) against a plain Python recursion, row by row.
+"""The lane-wise recursions against a plain Python recursion, row by row.
 
-A synthetic ticker longer than two lanes catches a wrong carry between lanes at the boundaries;
-refreshes that add more than a lane of days, or start before Wilder's row 14, catch a wrong seed.
+A build cuts the rows into lanes of LANE rows (aligned so that one starts at Wilder's row 14)
+and the lanes into blocks of BLOCK rows; a refresh uses lanes of one row from its first new row.
+A synthetic ticker longer than two blocks catches a wrong carry at lane and block boundaries;
+refreshes that add more than a block of days, or start before Wilder's row 14, catch a wrong seed.
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ import duckdb
 import numpy as np
 import pytest
 
-from fintrade_tui.signals.compute import BLOCK, SIGNALS, STATE, build, refresh
+from fintrade_tui.signals.compute import BLOCK, LANE, SIGNALS, STATE, build, refresh
 
-N = 2600  # > 2 lanes of BLOCK = 1024 rows
-BOUNDARIES = [0, 13, 14, 15, 1023, 1024, 1025, 2047, 2048, 2049, N - 1]
+N = 2600  # > 2 blocks of BLOCK = 1024 rows
+# a build's lanes start at rows 14 + 8b (rows 0..5, 6..13, 14..21, ...) and its blocks at the
+# lanes 128 lanes apart from the first (rows 0, 1022, 2046); a refresh's blocks start at its
+# first row (or at 0 when that is before row 14)
+BOUNDARIES = [0, 5, 6, 13, 14, 15, 21, 22, 1021, 1022, 1023, 1024, 2045, 2046, 2047, 2048, N - 1]
 RTOL = 1e-10  # |a - b| <= RTOL * max(1, |b|)
 
 
@@ -90,6 +95,10 @@ def add_days(con, p: list[float], vol: list[float], lo: int, hi: int) -> None:
     con.executemany("INSERT INTO prices VALUES (?, ?, ?, ?)", rows)
 
 
+def close(x: float, y: float, rtol: float = RTOL) -> bool:
+    return abs(x - y) <= rtol * max(1.0, abs(y))
+
+
 def check(con, ref: dict[str, list[float | None]], rows: list[int]) -> None:
     cols = list(ref)
     got = con.execute(f"SELECT i, {', '.join(cols)} FROM signals ORDER BY i").fetchall()
@@ -105,7 +114,7 @@ def check(con, ref: dict[str, list[float | None]], rows: list[int]) -> None:
 
 
 def test_block_lanes_equal_plain_recursion() -> None:
-    assert BLOCK == 1024 and 2 * BLOCK < N
+    assert (LANE, BLOCK) == (8, 1024) and 2 * BLOCK < N
     p, vol = series(N, seed=7)
     con = store(p, vol, N)
     assert build(con) == N
@@ -147,3 +156,56 @@ def test_refresh_in_small_steps() -> None:
         assert refresh(con) == 1
     assert refresh(con) == 0
     check(con, reference(p, vol), range(60))
+
+
+def test_tickers_do_not_mix_and_rows_keep_ticker_date_order() -> None:
+    """A build's window runs over all tickers at once: no lag may read the ticker before, and the
+    rows must come out in (ticker, date) order, the layout the zone maps on ticker rely on."""
+    lengths = [1, 3, 10, 14, 15, 40, 300, 2] * 3  # short tickers: before and across Wilder's start
+    con = duckdb.connect()
+    con.execute("CREATE TABLE prices (ticker VARCHAR, date DATE, adj_close DOUBLE, volume DOUBLE)")
+    alone: dict[str, list[tuple]] = {}
+    cols = ", ".join(["i", *SIGNALS, *STATE])
+    for n, length in enumerate(lengths):
+        p, vol = series(length, seed=n)
+        one = store(p, vol, length)
+        build(one)
+        alone[f"T{n:02d}"] = one.execute(f"SELECT {cols} FROM signals ORDER BY i").fetchall()
+        start = date(1990, 1, 1)
+        days = [(f"T{n:02d}", start + timedelta(days=t), p[t], vol[t]) for t in range(length)]
+        con.executemany("INSERT INTO prices VALUES (?, ?, ?, ?)", days)
+    assert build(con) == sum(lengths)
+    for t, rows in alone.items():
+        got = con.execute(f"SELECT {cols} FROM signals WHERE ticker = ? ORDER BY i", [t]).fetchall()
+        assert len(got) == len(rows), t
+        for a, b in zip(got, rows, strict=True):  # equal up to the order of summation
+            for x, y in zip(a, b, strict=True):
+                assert (x is None) == (y is None) and (x is None or close(x, y, 1e-12)), (t, a[0])
+    keys = con.execute("SELECT ticker, date FROM signals ORDER BY rowid").fetchall()
+    descents = sum(b < a for a, b in zip(keys, keys[1:], strict=False))
+    assert descents <= 1, f"{descents} places where the stored rows go back in (ticker, date)"
+
+
+def test_refresh_of_tickers_at_different_starts_equals_rebuild() -> None:
+    """One refresh over tickers before, at and after Wilder's start and the long lags: the
+    window over their rows together must not mix them either."""
+    con = duckdb.connect()
+    con.execute("CREATE TABLE prices (ticker VARCHAR, date DATE, adj_close DOUBLE, volume DOUBLE)")
+    start, held = date(1990, 1, 1), []
+    for n, (stored, new) in enumerate([(2, 3), (10, 9), (14, 1), (40, 30), (1300, 2), (5, 0)]):
+        p, vol = series(stored + new, seed=20 + n)
+        days = [(f"T{n}", start + timedelta(days=t), p[t], vol[t]) for t in range(stored + new)]
+        con.executemany("INSERT INTO prices VALUES (?, ?, ?, ?)", days[:stored])
+        held += days[stored:]
+    build(con)
+    con.executemany("INSERT INTO prices VALUES (?, ?, ?, ?)", held)
+    assert refresh(con) == 3 + 9 + 1 + 30 + 2
+    cols = ", ".join(["ticker", "i", *SIGNALS, *STATE])
+    refreshed = con.execute(f"SELECT {cols} FROM signals ORDER BY ticker, i").fetchall()
+    build(con)
+    rebuilt = con.execute(f"SELECT {cols} FROM signals ORDER BY ticker, i").fetchall()
+    assert len(refreshed) == len(rebuilt)
+    for a, b in zip(refreshed, rebuilt, strict=True):
+        assert a[:2] == b[:2]
+        for x, y in zip(a[2:], b[2:], strict=True):
+            assert (x is None) == (y is None) and (x is None or close(x, y)), a[:2]
