@@ -206,25 +206,19 @@ def ingest(tmp: Path, reuse: Path | None) -> tuple[Path, str, str]:
 
 
 def bench_signals(
-    path: Path, prices: pd.DataFrame, runs: int, label: str, interleave: bool = False
+    path: Path, prices: pd.DataFrame, runs: int, label: str
 ) -> tuple[float, float, Diff]:
     con = connect(path)
-    if interleave:  # alternate the two, so that a drift in machine speed hits both alike
-        log(f"{label}: DuckDB build and pandas loop, alternating x{runs}")
-        pairs = [
-            (best_of(1, lambda: compute.build(con)), best_of(1, lambda: pandas_signals(prices)))
-            for _ in range(runs)
-        ]
-        t_duck, t_pd = min(d[0] for d, _ in pairs), min(p[0] for _, p in pairs)
-        ref = pairs[-1][1][1]
-    else:
-        log(f"{label}: DuckDB build x{runs}")
-        t_duck, _ = best_of(runs, lambda: compute.build(con))
+    # alternate the two (best of each), so that a drift in machine speed hits both alike
+    log(f"{label}: DuckDB build and pandas loop, alternating x{runs}")
+    pairs = [
+        (best_of(1, lambda: compute.build(con)), best_of(1, lambda: pandas_signals(prices)))
+        for _ in range(runs)
+    ]
+    t_duck, t_pd = min(d[0] for d, _ in pairs), min(p[0] for _, p in pairs)
+    ref = pairs[-1][1][1]
     duck = duck_signals(con)
     con.close()
-    if not interleave:
-        log(f"{label}: pandas loop x{runs}")
-        t_pd, ref = best_of(runs, lambda: pandas_signals(prices))
     # OBV partial sums can cancel to ~0: judge its noise against the running sum of volume
     vol_scale = prices.groupby("ticker", sort=False)["volume"].cumsum().to_numpy()
     return t_duck, t_pd, compare(duck, ref, SIGNALS, {"obv": vol_scale})
@@ -314,12 +308,9 @@ def table(rows: list[tuple[str, ...]]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--skip-ingest", type=Path, metavar="PATH", help="reuse this store file")
-    ap.add_argument("--runs", type=int, default=3, help="repeats per timing (best is reported)")
+    ap.add_argument("--runs", type=int, default=5, help="repeats per timing (best is reported)")
     ap.add_argument("--queries", type=int, default=1000, help="snapshot calls")
     ap.add_argument("--seed", type=int, default=20240308)
-    ap.add_argument(
-        "--interleave", action="store_true", help="alternate DuckDB and pandas signal runs"
-    )
     args = ap.parse_args()
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-store-") as td:
@@ -344,9 +335,8 @@ def main() -> None:
         prices_sub = prices[prices["ticker"].isin(yahoo)].reset_index(drop=True)
         n_all, n_sub = prices["ticker"].nunique(), len(yahoo)
 
-        il = args.interleave
-        ta_d, ta_p, diff_all = bench_signals(full, prices, args.runs, "all tickers", il)
-        ts_d, ts_p, diff_sub = bench_signals(sub, prices_sub, args.runs, "prices-yahoo subset", il)
+        ta_d, ta_p, diff_all = bench_signals(full, prices, args.runs, "all tickers")
+        ts_d, ts_p, diff_sub = bench_signals(sub, prices_sub, args.runs, "prices-yahoo subset")
         t_ref, t_build, added, diff_ref = bench_refresh(full, args.runs)
         lat, found = bench_snapshot(store, args.queries, args.seed)
 
