@@ -52,6 +52,7 @@ KEYS = {
     "incorrect": "i",
     "refusal": "f",
     "oracle_flip": "o",
+    "fatal_flaw": "k",
 }
 
 

@@ -31,11 +31,8 @@ FILTERS = (
     "incorrect",
     "refusal",
     "oracle_flip",
+    "fatal_flaw",
 )
-# filters beyond the Results screen's toggles (it binds one key per name in FILTERS):
-# failure_cases lists them too, by default and when named
-EXTRA_FILTERS = ("fatal_flaw",)
-ALL_FILTERS = (*FILTERS, *EXTRA_FILTERS)
 FILTER_LABELS = {
     "rag_worse": "RAG worse",
     "disagree": "judge ≠ human",
@@ -310,7 +307,7 @@ def failure_cases(
     disagreement: int = 2,
 ) -> list[dict[str, Any]]:
     """The failure cases of the workspace's runs under `filters` (default: all of
-    ALL_FILTERS, the Results screen's FILTERS and `fatal_flaw`).
+    FILTERS, each a toggle on the Results screen).
 
     Each row: ``key`` (unique), ``filter``, ``question_id``, ``question`` (text),
     ``category``, ``as_of``, ``model``, ``conditions`` (list) and ``condition`` (label),
@@ -333,10 +330,10 @@ def failure_cases(
       flags; the reason lists them, ``numbers`` has ``flags``, ``details`` (each flag's
       reason, span and check), ``checks``, ``screening`` and ``screened_at``.
     """
-    wanted = set(ALL_FILTERS) if filters is None else set(filters)
-    unknown = wanted - set(ALL_FILTERS)
+    wanted = set(FILTERS) if filters is None else set(filters)
+    unknown = wanted - set(FILTERS)
     if unknown:
-        known = ", ".join(ALL_FILTERS)
+        known = ", ".join(FILTERS)
         raise ValueError(f"unknown failure filters {sorted(unknown)}; use {known}")
     if not wanted or not _has_table(ws_con, "runs"):
         return []
@@ -379,7 +376,7 @@ def failure_cases(
         c["replay_ids"] = replay_set(c, by_question.get(c["question_id"], []))
     out.sort(
         key=lambda c: (
-            ALL_FILTERS.index(c["filter"]),
+            FILTERS.index(c["filter"]),
             natural_key(c["question_id"] or ""),
             c["model"] or "",
             [_cond_key(x) for x in c["conditions"]],

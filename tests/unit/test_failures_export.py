@@ -17,6 +17,7 @@ from fintrade_tui.errors import UserError
 from fintrade_tui.exports.case_study import write_case_study
 from fintrade_tui.judging.annotations import Score, ScoreStore
 from fintrade_tui.judging.failures import FILTERS, failure_cases
+from fintrade_tui.judging.flaws import DETERMINISTIC, Flag, FlagStore
 from fintrade_tui.questions.model import FULL, PARTIAL, RESOLVED, Question
 from fintrade_tui.runs.records import RunStore
 from fintrade_tui.store.workspace import open_workspace, save_questions
@@ -257,6 +258,13 @@ def populate(ws: duckdb.DuckDBPyConnection) -> None:
     scores.save(Score("r01", **labels, label="incorrect", note="ROE is far above 100%"))
     scores.save(Score("r08", **labels, label="correct"))
     scores.save(Score("r07", **labels, label="refusal"))
+    # fatal-flaw screenings: r04 flagged, r08 screened clean (no case), r01 flagged then clean
+    flags = FlagStore(ws)
+    flags.save("r04", [Flag("wrong_entity", "names MSFT; the question asks about AAPL", "MSFT")],
+               checks=[DETERMINISTIC])  # fmt: skip
+    flags.save("r08", [], checks=[DETERMINISTIC])
+    flags.save("r01", [Flag("truncated", "ends mid-sentence")], checks=[DETERMINISTIC])
+    flags.save("r01", [], checks=[DETERMINISTIC])  # the newest screening counts
 
 
 EXPECTED = {
@@ -268,6 +276,7 @@ EXPECTED = {
     "incorrect": [["r01"]],
     "refusal": [["r07"]],
     "oracle_flip": [["r01", "r08"]],  # F1 alpha: Oracle labelled correct, No-RAG incorrect
+    "fatal_flaw": [["r04"]],
 }
 
 
