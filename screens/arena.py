@@ -67,6 +67,8 @@ class ArenaScreen(FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, Screen):
         Binding("l", "level", "Level", show=False, id="arena.level"),
         Binding("i", "toggle('indicator_rag')", "Ind-RAG", show=False, id="arena.indicator"),
         Binding("t", "toggle('tool_use')", "Tools", show=False, id="arena.tools"),
+        Binding("c", "toggle('long_context')", "Long ctx", show=False, id="arena.long_context"),
+        Binding("f", "toggle('forecast_summary')", "Forecast", show=False, id="arena.forecast"),
         Binding("b", "blind", "Blind", id="arena.blind"),
         Binding("v", "reveal", "Reveal", id="arena.reveal"),
         Binding("s", "score", "Score", id="arena.score"),

@@ -17,6 +17,7 @@ from fintrade_tui.questions.model import Question
 from fintrade_tui.questions.samples import aapl_fy2024
 from fintrade_tui.runs import arena_core as core
 from fintrade_tui.runs import llm
+from fintrade_tui.runs.evidence import CONDITIONS as CONDITIONS_ORDER
 from fintrade_tui.runs.records import RunStore
 from fintrade_tui.ui.app import FinTradeApp
 from tests.conftest import needs_bundle
@@ -376,6 +377,33 @@ async def test_compare_with_one_model_says_how(cfg: Config) -> None:
         await pilot.press("M")
         assert app.screen.compare is None and len(app.screen.panes()) == 3
         assert "add another under models:" in str(app.screen.query_one("#arena-status").content)
+
+
+async def test_condition_keys_add_and_remove_their_panes_and_the_run_uses_them(
+    cfg: Config,
+) -> None:
+    """i / t / c / f toggle Indicator-RAG, Tool-Use, Long-context and Forecast-summary panes,
+    kept in the canonical order; `r` then stores one run per shown condition."""
+    app = ArenaApp(cfg, question_id="T-ARENA")
+    async with app.run_test(size=(150, 40)) as pilot:
+        await settle(pilot)
+        arena = app.screen
+        await pilot.press("i", "t", "c", "f")  # indicator_rag was shown: it goes
+        await settle(pilot)
+        want = ["no_rag", "tool_use", "long_context", "forecast_summary", "oracle"]
+        assert [p.condition for p in arena.panes()] == [c for c in CONDITIONS_ORDER if c in want]
+        assert "Long-context" in _labels(arena) and "Forecast-summary" in _labels(arena)
+        await pilot.press("r")
+        await settle(pilot)
+        runs = RunStore(app.workspace_connection())
+        stored = {runs.get(p.run_id)["condition"]: p.status for p in arena.panes()}
+        assert stored == dict.fromkeys(want, "completed")
+        forecast = runs.get(arena.panes()[[p.condition for p in arena.panes()].index(
+            "forecast_summary")].run_id)  # fmt: skip
+        assert forecast["evidence"]["items"][0]["track"] == "forecast"
+        await pilot.press("c", "f")
+        await settle(pilot)
+        assert {p.condition for p in arena.panes()} == {"no_rag", "tool_use", "oracle"}
 
 
 # -- snapshot --------------------------------------------------------------------------------
