@@ -186,7 +186,7 @@ def _long_context(q: Question, ctx: ConditionContext) -> Evidence:
 
 
 def _forecast_summary(q: Question, ctx: ConditionContext) -> Evidence:
-    from fintrade_tui.runs.forecast_summary import forecast_items  # lazy: statsmodels
+    from fintrade_tui.runs.forecast_summary import forecast_items  # lazy: statsforecast
 
     ev = Evidence("forecast_summary")
     if _ready(q, ev):
