@@ -29,6 +29,7 @@ from textual.widgets import (
 from textual.worker import Worker, WorkerState
 
 from fintrade_tui.questions.item_audit import CRITERIA, ItemAuditStore, failed
+from fintrade_tui.safe_text import printable
 
 
 class AuditScreen(Screen):
@@ -118,7 +119,9 @@ class AuditScreen(Screen):
             q, history = event.worker.result
             from fintrade_tui.exports.case_study import question_markdown
 
-            self.query_one("#audit-md", Markdown).update(question_markdown(q, oracle_as_list=True))
+            self.query_one("#audit-md", Markdown).update(
+                printable(question_markdown(q, oracle_as_list=True))
+            )
             self._show_history(history)
             self._prefill()
 

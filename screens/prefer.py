@@ -19,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Markdown, Static
 
 from fintrade_tui.judging.preferences import Preference, PreferenceStore, shown_pair
+from fintrade_tui.safe_text import printable
 
 CHOICE_TEXT = {"A": "A is better", "B": "B is better", "tie": "tie"}
 
@@ -101,7 +102,9 @@ class PreferScreen(ModalScreen[dict[str, Any] | None]):
             self.others[self.other][0]: self.others[self.other][2],
         }
         for side, rid in zip("AB", self.shown(), strict=True):
-            self.query_one(f"#prefer-{side} Markdown", Markdown).update(texts[rid] or "(empty)")
+            self.query_one(f"#prefer-{side} Markdown", Markdown).update(
+                printable(texts[rid] or "(empty)")
+            )
         self._show_choice()
 
     def _show_choice(self) -> None:

@@ -25,6 +25,7 @@ from textual.widgets import Checkbox, DataTable, Footer, Header, Label, Static
 from textual.worker import Worker, WorkerState
 
 from fintrade_tui.judging.failures import FILTER_LABELS, FILTERS
+from fintrade_tui.safe_text import plain
 from fintrade_tui.stats.lanes import workspace_lanes
 from fintrade_tui.ui.frames import FramePaced
 from fintrade_tui.ui.lanes_view import LanesPane
@@ -273,8 +274,8 @@ class ResultsScreen(FramePaced, Screen):
             for cond in shown_conditions(table, model):
                 cells = table["cells"][model][cond]
                 grid.add_row(  # names come from files: Text, so a "[...]" is not markup
-                    Text(model),
-                    Text(LABELS.get(cond, cond)),
+                    plain(model),
+                    plain(LABELS.get(cond, cond)),
                     *[fmt_cell(cells[c]) for c in columns],
                     str(cells["overall"]["n"]),
                     key=f"{model}:{cond}",
@@ -290,7 +291,7 @@ class ResultsScreen(FramePaced, Screen):
         ann = self.query_one("#annotators", DataTable)
         ann.clear()
         for r in inter:  # annotator names come from files: Text, never markup
-            ann.add_row(*(Text(c) for c in annotator_cells(r)))
+            ann.add_row(*(plain(c) for c in annotator_cells(r)))
 
     def _load_failures(self, cases: list[dict[str, Any]]) -> None:
         self.cases = cases
@@ -314,10 +315,10 @@ class ResultsScreen(FramePaced, Screen):
             why = c["reason"] if len(c["reason"]) <= 28 else c["reason"][:27] + "…"
             grid.add_row(  # ids, names and reasons come from files: Text, never markup
                 FILTER_LABELS[c["filter"]],
-                *(Text(str(v)) for v in (c["question_id"], c["category"], c["model"])),
-                Text(c["condition"]),
+                *(plain(v) for v in (c["question_id"], c["category"], c["model"])),
+                plain(c["condition"]),
                 ", ".join(c["run_ids"]),
-                Text(why),
+                plain(why),
                 key=c["key"],
             )
         self.show_case(self.current())

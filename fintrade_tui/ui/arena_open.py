@@ -18,6 +18,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from fintrade_tui.runs.arena_core import freeze_heap, warm_litellm
+from fintrade_tui.safe_text import plain, printable
 
 
 class QuestionPicker(Vertical):
@@ -56,7 +57,7 @@ class QuestionPicker(Vertical):
         self.shown = [qid for qid, _ in found]
         ol = self.query_one(OptionList)
         ol.clear_options()
-        ol.add_options(Option(Text(f"{qid:<14} {line}", no_wrap=True)) for qid, line in found)
+        ol.add_options(Option(plain(f"{qid:<14} {line}", no_wrap=True)) for qid, line in found)
 
     @on(Input.Changed)
     def _changed(self, event: Input.Changed) -> None:
@@ -97,7 +98,7 @@ class ArenaOpening:
         try:
             data = await asyncio.to_thread(self._load_blocking)
         except Exception as exc:
-            self.query_one("#question", Static).update(Text(f"cannot open: {exc}"))
+            self.query_one("#question", Static).update(plain(f"cannot open: {exc}"))
             self.say(f"error: {str(exc).splitlines()[0][:200]}", error=True)
             self.app.notify_error("Arena", exc)
             return
@@ -192,8 +193,8 @@ class ArenaOpening:
     async def _set_question(self, q: Any) -> None:
         self.question = q
         tickers = ", ".join(q.tickers) or "no tickers"
-        head = Text(f"{q.id} · {q.category} · as of {q.as_of} · {tickers}\n", "bold")
-        head.append(q.text, "")
+        head = plain(f"{q.id} · {q.category} · as of {q.as_of} · {tickers}\n", "bold")
+        head.append(printable(q.text), "")
         self.query_one("#question", Static).update(head)
         await self._build_panes()
         if not self.records:

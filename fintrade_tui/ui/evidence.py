@@ -15,6 +15,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from fintrade_tui.runs.arena_core import Row
+from fintrade_tui.safe_text import plain
 
 
 class PassageScreen(ModalScreen[None]):
@@ -42,9 +43,9 @@ class PassageScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(Text(self.title_text), classes="passage-title")
+            yield Static(plain(self.title_text), classes="passage-title")
             with VerticalScroll():
-                yield Static(Text(self.body_text or "(empty)"))
+                yield Static(plain(self.body_text or "(empty)"))
             yield Static("Esc closes", classes="passage-help")
 
 
@@ -68,11 +69,11 @@ class EvidencePanel(Vertical):
 
     def show(self, title: str, rows: list[Row], empty: str = "no evidence") -> None:
         self.rows = rows
-        self.query_one(".ev-title", Static).update(Text(title))
+        self.query_one(".ev-title", Static).update(plain(title))
         ol = self.query_one(OptionList)
         ol.clear_options()
         if rows:
-            ol.add_options(Option(Text(r.line, no_wrap=True, overflow="ellipsis")) for r in rows)
+            ol.add_options(Option(plain(r.line, no_wrap=True, overflow="ellipsis")) for r in rows)
             ol.highlighted = 0
         else:
             ol.add_option(Option(Text(empty, style="italic"), disabled=True))

@@ -27,6 +27,7 @@ from fintrade_tui.runs.arena_core import (
     scores_text,
     status_line,
 )
+from fintrade_tui.safe_text import plain
 from fintrade_tui.ui.streaming import StreamingMarkdown, update_steady
 
 VERDICT_STYLE = {"SUPPORTED": "green", "CONTRADICTED": "bold red", "NOT_FOUND": "yellow"}
@@ -358,7 +359,7 @@ def flags_text(flags: list[dict[str, Any]], note: str = "") -> Text:
     """The pane's flag lines: "⚑ wrong_period: 2025-09-30 after as-of 2025-06-30"."""
     from fintrade_tui.judging.flaws import flag_line
 
-    t = Text("\n".join(flag_line(f) for f in flags))
+    t = plain("\n".join(flag_line(f) for f in flags))
     if note:
         t.append(("\n" if flags else "") + note, "dim")
     return t

@@ -9,6 +9,8 @@ from typing import Any
 
 from rich.text import Text
 
+from fintrade_tui.safe_text import printable
+
 SCORE_KINDS = ("llm", "human", "labels")
 KIND_NAMES = {"llm": "LLM-judge", "human": "human", "labels": "label"}
 AGREEMENT_COLUMNS = ("n", "mae", "bias", "spearman_rho", "exact", "within_1", "qwk")
@@ -119,10 +121,10 @@ def case_text(case: dict[str, Any]) -> Text:
     text = Text()
     text.append(f"{case['question_id']} ", style="bold")
     text.append(f"({case['category']}, as of {case['as_of'] or '—'})\n", style="dim")
-    text.append(" ".join(case["question"].split()) + "\n\n")
+    text.append(printable(" ".join(case["question"].split())) + "\n\n")
     text.append(f"{case['model']} · {case['condition']} · runs {', '.join(case['run_ids'])}\n")
     text.append(f"{FILTER_LABELS[case['filter']]}: ", style="bold")
-    text.append(case["reason"] + "\n")
+    text.append(printable(case["reason"]) + "\n")
     text.append(case_numbers(case["numbers"]) + "\n\n", style="dim")
     text.append("Enter: replay in the Arena (read-only) · x: export the case study", style="italic")
     return text

@@ -19,6 +19,7 @@ from functools import cache
 from typing import Any
 
 from markdown_it import MarkdownIt
+from textual.await_complete import AwaitComplete
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.visual import VisualType
@@ -32,6 +33,8 @@ from textual.widgets._markdown import (  # the list blocks are not exported; Mar
     MarkdownParagraph,
 )
 from textual.widgets.markdown import MarkdownBlock
+
+from fintrade_tui.safe_text import printable
 
 
 @cache
@@ -151,4 +154,12 @@ class StreamingMarkdown(Markdown):
 
     def __init__(self, markdown: str | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("parser_factory", shared_parser)
-        super().__init__(markdown, **kwargs)
+        super().__init__(printable(markdown) if markdown else markdown, **kwargs)
+
+    # an answer is data: its control characters never reach the terminal (Markdown itself
+    # does not parse Textual markup, so `[b]` stays text)
+    def update(self, markdown: str) -> AwaitComplete:
+        return super().update(printable(markdown))
+
+    def append(self, markdown: str) -> AwaitComplete:
+        return super().append(printable(markdown))
