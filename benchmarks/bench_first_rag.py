@@ -128,6 +128,10 @@ async def measure(cfg: Config, read_s: float = 0.0) -> dict[str, Any]:
         index_before = len(indexing.Index(cfg).manifest().get("filings", {}))
         await app.workers.wait_for_complete()
         statuses = [p.status for p in app.screen.panes()]
+        from fintrade_tui.runs.records import RunStore
+
+        runs = RunStore(app.workspace_connection())
+        prompt_tokens = [(runs.get(p.run_id) or {}).get("tokens_in") for p in app.screen.panes()]
     bg = indexing.background(cfg)
     t_bg = time.perf_counter()
     bg.wait(900)
@@ -141,6 +145,7 @@ async def measure(cfg: Config, read_s: float = 0.0) -> dict[str, Any]:
         "said": [(round(t - t0, 2), m) for t, m in said if t >= t0][:12],
         "notes": marks.get("notes", []),
         "statuses": statuses,
+        "prompt_tokens": prompt_tokens[0] if prompt_tokens else None,
     }
 
 
@@ -175,13 +180,17 @@ def main() -> int:
                 sys.exit(f"{s}: failed\n{out.stderr[-3000:]}")
             results.setdefault(s, []).append(json.loads(out.stdout.strip().splitlines()[-1]))
     print(f"load average {os.getloadavg()[0]:.1f} (2 cores); target r -> token < {TARGET_S:.0f} s")
-    print("subject  | r -> first token | r -> evidence | model TTFT | filings first | background")
+    print(
+        "subject  | r -> first token | r -> evidence | model TTFT | prompt tokens | filings first"
+        " | background"
+    )
     ok = True
     for s, rs in results.items():
         for r in rs:
             print(
                 f"{s:8} | {r['first_token_s']:8.1f} s | {r['evidence_s']:8.1f} s |"
-                f" {r['model_ttft_s']:6.1f} s | {r['filings_before_answer']:5} |"
+                f" {r['model_ttft_s']:6.1f} s | {r['prompt_tokens'] or '-':>6} |"
+                f" {r['filings_before_answer']:5} |"
                 f" +{r['background_filings']} filings in {r['background_s']:.0f} s"
             )
             for t, m in r["said"]:

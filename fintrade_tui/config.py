@@ -126,7 +126,7 @@ def _default_models() -> dict[str, ModelConfig]:
     """Without a `models:` section: the packaged local models (as in the shipped config)."""
     return {
         "local": ModelConfig(
-            model="local/qwen2.5-coder-1.5b", timeout=600, context_tokens=4096, evidence_tokens=700
+            model="local/qwen2.5-coder-1.5b", timeout=600, context_tokens=4096, evidence_tokens=500
         ),
         "local-tiny": ModelConfig(
             model="local/smollm2",
