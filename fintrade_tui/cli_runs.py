@@ -231,11 +231,31 @@ def _select_questions(ws, pattern: str, category: str | None, limit: int | None)
 @click.option("--level", "-l", type=click.Choice([f"L{i}" for i in range(1, 7)]))
 @click.option("--concurrency", type=click.IntRange(1, 64), help="runs at once (all models)")
 @click.option("--batch", default="default", help="a label; re-running skips completed runs")
+@click.option(
+    "--engine",
+    type=click.Choice(["local", "ray"]),
+    default="local",
+    help="local: one asyncio loop here; ray: Ray Data workers (pip install 'fintrade-tui[ray]')",
+)
+@click.option("--ray-address", help="join this Ray cluster ('auto': the one `ray start` made)")
+@click.option("--shards", type=click.IntRange(1, 100_000), help="ray: spec shards (default n/8)")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly
 def run_batch(
-    obj: Ctx, pattern, category, limit, models, conditions, level, concurrency, batch, as_json
+    obj: Ctx,
+    pattern,
+    category,
+    limit,
+    models,
+    conditions,
+    level,
+    concurrency,
+    batch,
+    engine,
+    ray_address,
+    shards,
+    as_json,
 ):
     """Run a benchmark headless: questions × models × conditions, resumable."""
     from fintrade_tui.runs import batch as batches
@@ -259,6 +279,13 @@ def run_batch(
             for n in names
             for c in conds
         ]
+        if engine == "ray":
+            data = _run_on_ray(runner, specs, ray_address, shards, as_json)
+            if as_json:
+                click.echo(json.dumps(data))
+            else:
+                print_table([{"": k, "value": v} for k, v in data.items()], "batch")
+            return
         with progress_bars(as_json) as reporter:
             todo, _ = batches.plan(runner, specs)
             tick = reporter.start(f"batch {batch}", len(todo))
@@ -284,6 +311,34 @@ def run_batch(
         click.echo(json.dumps(data))
     else:
         print_table([{"": k, "value": v} for k, v in data.items()], "batch")
+
+
+def _run_on_ray(runner, specs, address, shards, quiet: bool) -> dict[str, Any]:
+    """The batch on Ray with a progress bar on stderr: planned, done, errors, tokens, ETA."""
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise UserError("--engine ray", "needs Ray", "pip install 'fintrade-tui[ray]'") from None
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+    from fintrade_tui.runs.ray_engine import run_ray
+
+    err = Console(stderr=True)
+    columns = ["{task.description}", BarColumn(), MofNCompleteColumn()]
+    columns += ["errors {task.fields[errors]}", "tokens {task.fields[tokens]}"]
+    with Progress(
+        *columns, TimeRemainingColumn(), console=err, disable=quiet or not err.is_terminal
+    ) as bar:
+        task = bar.add_task(f"batch {specs[0].batch} on ray", total=None, errors=0, tokens=0)
+
+        def planned(n: int) -> None:
+            bar.update(task, total=n)
+
+        def progress(p: dict[str, int]) -> None:
+            bar.update(task, completed=p["done"], errors=p["errors"], tokens=p["tokens"])
+
+        return run_ray(runner, specs, address, shards, on_progress=progress, on_plan=planned)
 
 
 @main.group()

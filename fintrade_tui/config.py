@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from fintrade_tui.errors import UserError
 
@@ -74,6 +74,18 @@ class RetrievalConfig(_Strict):
     filing_share: float = Field(0.6, ge=0, le=1)  # of k, for the filing track
 
 
+class DeploymentConfig(_Strict):
+    """One endpoint of a registry entry (same model, another base URL or key) and its limits;
+    runs/deployments.py chooses among them and paces each to its rpm / tpm."""
+
+    name: str  # what a run records as its `deployment`
+    api_base: str | None = None
+    api_key_env: str | None = None  # this deployment's key variable (never the key)
+    rpm: int | None = Field(None, ge=1)  # requests a minute, over all workers of a batch
+    tpm: int | None = Field(None, ge=1)  # tokens a minute (prompt + max_tokens, estimated)
+    extra: dict[str, Any] = {}  # litellm arguments of this endpoint only (mock_response...)
+
+
 class ModelConfig(_Strict):
     """One entry of the model registry: a litellm model string and its call parameters."""
 
@@ -88,6 +100,21 @@ class ModelConfig(_Strict):
     context_tokens: int = Field(4096, ge=512)  # local models: llama.cpp context size
     evidence_tokens: int | None = Field(None, ge=100)  # evidence budget; None = runs.context_tokens
     extra: dict[str, Any] = {}  # passed to litellm as is (top_p, seed, mock_response...)
+    # several endpoints of this same model (never another model: a fallback would change
+    # which model answered a benchmark question); empty = the one endpoint above
+    deployments: list[DeploymentConfig] = []
+    cooldown: float = Field(30, ge=0)  # seconds a failing deployment is left out
+
+    @model_validator(mode="after")
+    def _unique_deployments(self) -> ModelConfig:
+        names = [d.name for d in self.deployments]
+        if len(set(names)) != len(names):
+            raise ValueError(f"deployment names repeat: {names}")
+        if any("model" in d.extra or "fallbacks" in d.extra for d in self.deployments):
+            raise ValueError("a deployment cannot name another model or fallbacks")
+        if "fallbacks" in self.extra:
+            raise ValueError("fallbacks to a different model are refused for benchmark runs")
+        return self
 
 
 class RunsConfig(_Strict):

@@ -40,12 +40,18 @@ class BatchSummary:
 
 def plan(runner: Runner, specs: list[RunSpec]) -> tuple[list[RunSpec], int]:
     """The specs still to run (not completed under their batch key) and how many are done."""
+    todo, done = plan_keyed(runner, specs)
+    return [s for _, s in todo], done
+
+
+def plan_keyed(runner: Runner, specs: list[RunSpec]) -> tuple[list[tuple[str, RunSpec]], int]:
+    """`plan` with each pending spec's run key (the Ray engine ships both to its workers)."""
     keyed = {}
     for s in specs:
         params = llm.public_params(llm.model_spec(runner.cfg, s.model))
         keyed[s.key(params)] = s
     done = runner.runs.completed_keys(list(keyed))
-    return [s for k, s in keyed.items() if k not in done], len(done)
+    return [(k, s) for k, s in keyed.items() if k not in done], len(done)
 
 
 async def run_batch(

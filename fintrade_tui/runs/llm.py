@@ -109,7 +109,36 @@ def call_kwargs(name: str, spec: ModelConfig, model_dir: Path | None = None) -> 
 
         local.register(spec.model.split("/", 1)[1], spec.gguf, spec.context_tokens, model_dir)
     kw.update(spec.extra)
+    if spec.deployments:
+        from fintrade_tui.runs import deployments
+
+        kw[deployments.POOL] = deployments.pool(name, spec)  # chosen per attempt: _routed
     return kw
+
+
+async def _routed(
+    kwargs: dict[str, Any], usage: Usage | None = None, messages: list[dict] | None = None
+) -> dict[str, Any]:
+    """The call's own arguments: with deployments, one chosen (and paced) for this attempt."""
+    from fintrade_tui.runs import deployments
+
+    pool = kwargs.get(deployments.POOL)
+    if pool is None:
+        return kwargs
+    base = {k: v for k, v in kwargs.items() if k != deployments.POOL}
+    dep, kw = await pool.acquire(base, messages)
+    if usage is not None:
+        usage.deployment = dep
+    return kw
+
+
+def _failed(kwargs: dict[str, Any], usage: Usage | None, exc: BaseException) -> None:
+    """A retryable failure cools the deployment that answered it down."""
+    from fintrade_tui.runs import deployments
+
+    pool = kwargs.get(deployments.POOL)
+    if pool is not None and usage is not None and usage.deployment and retryable(exc):
+        pool.cool_down(usage.deployment)
 
 
 def warm(cfg: Config, name: str) -> None:
@@ -141,7 +170,8 @@ def prefill(cfg: Config, name: str, messages: list[dict[str, str]]) -> int:
 
 def public_params(spec: ModelConfig) -> dict[str, Any]:
     """What a run record keeps of its model parameters: everything but secrets."""
-    d = spec.model_dump(mode="json", exclude={"api_key_env"})
+    # endpoints and their limits are not model settings: adding a deployment keeps batch keys
+    d = spec.model_dump(mode="json", exclude={"api_key_env", "deployments", "cooldown"})
     d["extra"] = {k: v for k, v in d["extra"].items() if "key" not in k.lower()}
     if spec.model.startswith("local/"):
         from fintrade_tui.runs.weights import CATALOGUE
@@ -188,6 +218,7 @@ class Usage:
     tokens_out: int | None = None
     cost: float | None = None
     retries: int = 0
+    deployment: str | None = None  # the registry deployment that answered (None: no list)
 
 
 async def stream_chat(
@@ -206,11 +237,12 @@ async def stream_chat(
     while True:
         got_text = False
         try:
+            call = await _routed(kwargs, usage, messages)
             response = await lm.acompletion(
                 messages=messages,
                 stream=True,
                 stream_options={"include_usage": True},
-                **kwargs,
+                **call,
                 **extra,
             )
             async for chunk in response:
@@ -228,6 +260,7 @@ async def stream_chat(
         except asyncio.CancelledError:
             raise
         except Exception as exc:
+            _failed(kwargs, usage, exc)
             if got_text or attempt >= retries or not retryable(exc):
                 raise
             attempt += 1
@@ -246,11 +279,14 @@ async def complete(
     lm = litellm()
     attempt = 0
     while True:
+        usage = Usage()
         try:
-            return await lm.acompletion(messages=messages, **kwargs, **extra)
+            call = await _routed(kwargs, usage, messages)
+            return await lm.acompletion(messages=messages, **call, **extra)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
+            _failed(kwargs, usage, exc)
             if attempt >= retries or not retryable(exc):
                 raise
             attempt += 1
@@ -282,7 +318,10 @@ def error_text(exc: BaseException, kwargs: dict[str, Any] | None = None) -> str:
     """One line for the run record and the pane: the error class and its first line, with the
     call's API key blanked out should a provider echo it back."""
     first = (str(exc).strip().splitlines() or [""])[0][:300]
-    key = (kwargs or {}).get("api_key")
-    if key and len(str(key)) >= 8:
-        first = first.replace(str(key), "***")
+    keys = [(kwargs or {}).get("api_key")]
+    pool = (kwargs or {}).get("_fintrade_deployments")  # deployments.POOL: each one's key
+    keys += list(pool.keys.values()) if pool is not None else []
+    for key in keys:
+        if key and len(str(key)) >= 8:
+            first = first.replace(str(key), "***")
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__

@@ -49,6 +49,7 @@ ADDED_COLUMNS = {
     "variant": "VARCHAR",
     "extra": "VARCHAR",
     "question_kind": "VARCHAR",  # the prompt's kind: fundamentals, trading, hybrid, document_qa
+    "deployment": "VARCHAR",  # which of a model's deployments answered (runs/deployments.py)
 }
 MIGRATE = "".join(
     f"ALTER TABLE runs ADD COLUMN IF NOT EXISTS {k} {t};\n" for k, t in ADDED_COLUMNS.items()
@@ -160,6 +161,36 @@ class RunStore(LockedTable):
             [COMPLETED, keys],
         )
         return {k for (k,) in found}
+
+    def load_shards(self, files: list[str]) -> tuple[int, int]:
+        """Land finished runs from Parquet shards (a Ray batch) in one transaction, keyed by
+        run key: a key already completed is left as it is, a key seen twice lands once (its
+        completed attempt first), earlier unfinished attempts of a key are replaced. Returns
+        (rows inserted, rows skipped); loading the same shards again inserts nothing."""
+        if not files:
+            return 0, 0
+        with self.transaction() as cur:
+            cur.execute(
+                "CREATE OR REPLACE TEMP TABLE _shard AS"
+                " SELECT * FROM read_parquet(?, union_by_name = true)",
+                [files],
+            )
+            (total,) = cur.execute("SELECT count(*) FROM _shard").fetchone()
+            cur.execute(
+                """CREATE OR REPLACE TEMP TABLE _pick AS
+                SELECT * EXCLUDE (rn) FROM (
+                    SELECT *, row_number() OVER (PARTITION BY batch_key
+                        ORDER BY (status = ?) DESC, started_at DESC, id) AS rn FROM _shard)
+                WHERE rn = 1 AND batch_key IS NOT NULL AND batch_key NOT IN (
+                    SELECT batch_key FROM runs WHERE status = ? AND batch_key IS NOT NULL)
+                  AND id NOT IN (SELECT id FROM runs)""",
+                [COMPLETED, COMPLETED],
+            )
+            cur.execute("DELETE FROM runs WHERE batch_key IN (SELECT batch_key FROM _pick)")
+            cur.execute("INSERT INTO runs BY NAME SELECT * FROM _pick")
+            (n,) = cur.execute("SELECT count(*) FROM _pick").fetchone()
+            cur.execute("DROP TABLE _shard; DROP TABLE _pick")
+        return n, total - n
 
     def list(
         self,

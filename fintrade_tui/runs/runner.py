@@ -70,11 +70,15 @@ class Prepared:
 class Runner:
     """Runs specs against one config; the store is opened read-only per preparing thread."""
 
-    def __init__(self, cfg: Config, runs: RunStore, staged_index: bool = False) -> None:
+    def __init__(
+        self, cfg: Config, runs: RunStore, staged_index: bool = False, build_index: bool = True
+    ) -> None:
         self.cfg = cfg
         self.runs = runs
         # the Arena: a RAG run indexes first what its question uses, the rest in the background
         self.staged_index = staged_index
+        # a Ray worker only reads the index (the driver built it): one writer per index
+        self.build_index = build_index
 
     # -- evidence and prompt (blocking: store and retrieval; called on a worker thread) --
     def prepare(self, spec: RunSpec) -> Prepared:
@@ -88,7 +92,7 @@ class Runner:
                 f"condition {spec.condition!r}", "is unknown", f"use {', '.join(CONDITIONS)}"
             )
         m = llm.model_spec(self.cfg, spec.model)
-        if spec.condition == "rag" and spec.question.tickers:
+        if spec.condition == "rag" and spec.question.tickers and self.build_index:
             from fintrade_tui.runs.readiness import ensure_index
 
             # a fresh workspace (the TUI's first RAG run): index the question's tickers once
@@ -195,6 +199,7 @@ class Runner:
                 "retries": usage.retries,
                 "tool_calls": tool_calls or None,
                 "candidates": candidates,
+                "deployment": usage.deployment,
                 **state,
             }
             if prep is not None and prep.native_tools:

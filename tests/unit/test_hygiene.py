@@ -37,7 +37,7 @@ def test_core_does_not_import_textual() -> None:
 def test_importing_the_core_loads_no_heavy_modules() -> None:
     code = (
         "import sys, fintrade_tui.cli, fintrade_tui.store.queries, fintrade_tui.ingest.pipeline;"
-        "heavy = {'textual', 'torch', 'sentence_transformers', 'litellm', 'lancedb'};"
+        "heavy = {'textual', 'torch', 'sentence_transformers', 'litellm', 'lancedb', 'ray'};"
         "print(sorted(heavy & set(sys.modules)))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -1,0 +1,282 @@
+"""`run --engine ray` on a local Ray (2 CPUs, no dashboard): 30 runs planned and landed once,
+7 injected faults recorded and resent alone, a SIGKILLed driver resumed without loss or
+duplicates, records equal to the local engine's, and deployment rate limits held across two
+workers. Models are litellm `mock_response` or a scripted custom provider registered in
+each worker (no network)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from fintrade_tui.config import Config, DeploymentConfig, ModelConfig
+from fintrade_tui.runs.records import RunStore
+from fintrade_tui.runs.runner import Runner, RunSpec
+from fintrade_tui.store.workspace import open_workspace
+from tests.conftest import ROOT, needs_bundle
+
+ray = pytest.importorskip("ray")
+pytestmark = needs_bundle
+ANSWER = "Apple's ROE was high as of the quarter; see the evidence."
+# cheap conditions: none needs the retrieval index
+CONDITIONS = ["no_rag", "oracle", "indicator_rag", "tool_use", "forecast_summary"]
+
+
+def _hash(messages: list) -> str:
+    text = json.dumps([m.get("content") for m in messages], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _setup() -> None:
+    """Runs in each Ray worker (pickled by value): the scripted provider `scripted/...`
+    fails when the prompt's hash is listed in $FINTRADE_TEST_DIR/faults, logs every call
+    (time, api_base, hash) to calls.jsonl, and answers with the api_base that it saw."""
+    from litellm import CustomLLM
+
+    from fintrade_tui.runs import llm as gateway
+
+    folder = Path(os.environ["FINTRADE_TEST_DIR"])
+
+    class Scripted(CustomLLM):
+        async def astreaming(self, model: str, messages: list, api_base=None, **_):
+            import litellm
+
+            h = _hash(messages)
+            with open(folder / "calls.jsonl", "a") as f:
+                f.write(json.dumps({"t": time.time(), "base": api_base, "hash": h}) + "\n")
+            faults = folder / "faults"
+            if faults.exists() and h in faults.read_text().split():
+                raise litellm.BadRequestError("scripted fault", model, "scripted")
+            yield gateway.stream_chunk(f"{ANSWER} via {api_base or 'default'}")
+            yield gateway.stream_chunk("", finished=True)
+
+    gateway.litellm()
+    gateway.register_provider("scripted", Scripted())
+
+
+@pytest.fixture(scope="module")
+def base(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Config:
+    """The store: the checkout's built one when current (copied: another process may rebuild
+    it), else the session's freshly built one."""
+    from fintrade_tui.store.db import current
+
+    built = ROOT / "data" / "fintrade.duckdb"
+    if not current(built):
+        return request.getfixturevalue("built_store")
+    from fintrade_tui.config import load_config
+    from tests.conftest import BUNDLE, write_config
+
+    folder = tmp_path_factory.mktemp("raystore")
+    shutil.copy(built, folder / "store.duckdb")
+    return load_config(write_config(folder, BUNDLE, folder / "store.duckdb"))
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory):
+    from ray import cloudpickle  # Ray's own copy pickles the workers' setup
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    folder = tmp_path_factory.mktemp("scripted")
+    os.environ["FINTRADE_TEST_DIR"] = str(folder)  # the workers inherit it
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield folder
+    ray.shutdown()
+
+
+@pytest.fixture(scope="module")
+def questions(base: Config) -> list:
+    from fintrade_tui.questions.samples import aapl_fy2024
+
+    q = aapl_fy2024(base.store, "R-1")
+    return [
+        replace(q, id=f"R-{i}", text=f"{q.text} (variant {i})") if i > 1 else q for i in (1, 2, 3)
+    ]
+
+
+def _cfg(base: Config, tmp: Path, **models: ModelConfig) -> Config:
+    models = models or {
+        "alpha": ModelConfig(
+            model="openai/gpt-4o-mini", tools="router", extra={"mock_response": ANSWER}
+        ),
+        "beta": ModelConfig(model="scripted/beta", tools="router"),
+    }
+    cfg = base.model_copy(update={"workspace": tmp / "ws.duckdb", "models": models})
+    cfg.runs = cfg.runs.model_copy(update={"backoff": 0.01, "retries": 1})
+    return cfg
+
+
+def _specs(cfg: Config, questions: list, batch: str = "b") -> list[RunSpec]:
+    return [
+        RunSpec(q, c, m, "L5", 1, batch) for q in questions for m in cfg.models for c in CONDITIONS
+    ]
+
+
+def _ray(cfg: Config, specs: list[RunSpec], **kw) -> dict:
+    from fintrade_tui.runs.ray_engine import run_ray
+
+    with open_workspace(cfg.workspace) as ws:
+        return run_ray(Runner(cfg, RunStore(ws)), specs, setup=_setup, **kw)
+
+
+def _rows(ws_path: Path, batch: str = "b") -> list[dict]:
+    with duckdb.connect(str(ws_path), read_only=True) as con:
+        cur = con.execute("SELECT * FROM runs WHERE batch = ? ORDER BY batch_key", [batch])
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+
+
+def _calls(folder: Path) -> list[dict]:
+    path = folder / "calls.jsonl"
+    return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_thirty_runs_land_once_and_seven_faults_are_resent_alone(
+    base: Config, cluster: Path, questions: list, tmp_path: Path
+) -> None:
+    cfg = _cfg(base, tmp_path)
+    specs = _specs(cfg, questions)
+    assert len(specs) == 30
+    # 7 of beta's runs fail: their prompts, hashed as the provider sees them
+    runner = Runner(cfg, None)  # prepare() reads only the store
+    beta = [s for s in specs if s.model == "beta"]
+    chosen = beta[:5] + beta[7:9]
+    faulty = {_hash(runner.prepare(s).messages) for s in chosen}
+    assert len(faulty) == 7  # seven distinct prompts: the faults hit exactly seven runs
+    (cluster / "faults").write_text("\n".join(faulty))
+    (cluster / "calls.jsonl").unlink(missing_ok=True)
+
+    first = _ray(cfg, specs)
+    assert first["pending"] == 30 and first["workers"] == 2
+    rows = _rows(cfg.workspace)
+    assert len(rows) == 30 and len({r["batch_key"] for r in rows}) == 30
+    errors = [r for r in rows if r["status"] != "completed"]
+    assert len(errors) == 7 and all("scripted fault" in r["error"] for r in errors)
+    assert {(r["question_id"], r["condition"]) for r in errors} == {
+        (s.question.id, s.condition) for s in chosen
+    }
+    assert first["status_completed"] == 23 and first["status_error"] == 7
+    assert len([c for c in _calls(cluster) if c["hash"] in faulty]) == 7
+
+    (cluster / "faults").unlink()
+    (cluster / "calls.jsonl").unlink()
+    second = _ray(cfg, specs)
+    assert second["pending"] == 7 and second["skipped_completed"] == 23
+    assert sorted(c["hash"] for c in _calls(cluster)) == sorted(faulty)  # exactly those 7
+    rows = _rows(cfg.workspace)
+    assert len(rows) == 30 and all(r["status"] == "completed" for r in rows)
+
+    third = _ray(cfg, specs)
+    assert third["pending"] == 0 and third["skipped_completed"] == 30
+    assert len(_rows(cfg.workspace)) == 30
+
+
+def test_ray_records_equal_the_local_engines(
+    base: Config, cluster: Path, questions: list, tmp_path: Path
+) -> None:
+    from fintrade_tui.runs.batch import run_batch
+
+    cfg_ray = _cfg(base, tmp_path / "ray")
+    cfg_local = _cfg(base, tmp_path / "local")
+    (tmp_path / "ray").mkdir()
+    (tmp_path / "local").mkdir()
+    _setup()  # the scripted provider in this process too, for the local engine
+    specs = _specs(cfg_ray, questions[:1])
+    _ray(cfg_ray, specs)
+    with open_workspace(cfg_local.workspace) as ws:
+        summary = asyncio.run(run_batch(Runner(cfg_local, RunStore(ws)), specs, 4, 2))
+    assert summary.status["completed"] == len(specs)
+    fields = ["batch_key", "question_id", "condition", "model", "model_string", "params"]
+    fields += ["level", "as_of", "prompt", "prompt_hash", "evidence_ids", "evidence"]
+    fields += ["tool_calls", "status", "answer", "question_kind", "origin"]
+    ray_rows = [{k: r[k] for k in fields} for r in _rows(cfg_ray.workspace)]
+    local_rows = [{k: r[k] for k in fields} for r in _rows(cfg_local.workspace)]
+    assert len(ray_rows) == len(specs) == 10
+    assert ray_rows == local_rows
+    assert all(r["evidence_ids"] for r in ray_rows if r["condition"] == "oracle")
+
+
+def test_a_sigkilled_driver_resumes_without_loss_or_duplicates(
+    base: Config, cluster: Path, tmp_path: Path
+) -> None:
+    import signal
+    import subprocess
+
+    from fintrade_tui.runs.batch_shards import batch_dir
+    from tests.conftest import write_config
+
+    extra = (
+        f"workspace: {tmp_path / 'ws.duckdb'}\n"
+        "models:\n  mock:\n    model: openai/gpt-4o-mini\n"
+        f"    extra: {{mock_response: {json.dumps(ANSWER)}, mock_delay: 0.3}}\n"
+        "runs:\n  concurrency: 2\n  per_model: 2\n"
+    )
+    config = write_config(tmp_path / "cfg", base.bundle, base.store, extra)
+    address = ray.get_runtime_context().gcs_address  # join the module's Ray: no second one
+    args = [sys.executable, "-m", "fintrade_tui", "--config", str(config), "run"]
+    args += ["--questions", "F1,F2,F3,F4,F5,F6", "--models", "mock", "--json"]
+    args += ["--conditions", "no_rag,oracle", "--batch", "kill", "--engine", "ray"]
+    args += ["--ray-address", address, "--shards", "6"]
+    env = os.environ | {"PYTHONUNBUFFERED": "1"}
+    runs_dir = batch_dir(tmp_path / "ws.duckdb", "kill") / "runs"
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        if len(list(runs_dir.glob("*.parquet"))) >= 2:  # some shards written, others running
+            break
+        time.sleep(0.05)
+    assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    written = len(list(runs_dir.glob("*.parquet")))
+    assert 2 <= written < 6
+
+    again = subprocess.run(args, capture_output=True, text=True, env=env, timeout=120)
+    assert again.returncode == 0, again.stderr[-2000:]
+    summary = json.loads(again.stdout.strip().splitlines()[-1])
+    assert summary["planned"] == 12
+    assert summary["earlier_shards_loaded"] >= 2  # the killed driver's shards landed first
+    assert summary["skipped_completed"] >= 2 * 2
+    assert summary["skipped_completed"] + summary["status_completed"] == 12
+    with duckdb.connect(str(tmp_path / "ws.duckdb"), read_only=True) as con:
+        per_key = con.execute(
+            "SELECT batch_key, count(*) FILTER (status = 'completed'), count(*) FROM runs"
+            " WHERE batch = 'kill' GROUP BY batch_key"
+        ).fetchall()
+    assert len(per_key) == 12
+    assert all(done == 1 and total == 1 for _, done, total in per_key), per_key
+
+
+def test_deployment_limits_hold_across_two_workers(
+    base: Config, cluster: Path, questions: list, tmp_path: Path
+) -> None:
+    rpm = 120  # per deployment: two calls a second in all, so two workers get one per s
+    deps = [DeploymentConfig(name=n, api_base=f"http://{n}.invalid", rpm=rpm) for n in ("d1", "d2")]
+    cfg = _cfg(base, tmp_path, paced=ModelConfig(model="scripted/paced", deployments=deps))
+    specs = [RunSpec(q, c, "paced", "L5", 1, "b") for q in questions for c in CONDITIONS[:4]]
+    (cluster / "calls.jsonl").unlink(missing_ok=True)
+    out = _ray(cfg, specs)
+    assert out["status_completed"] == 12 and out["workers"] == 2
+    calls = _calls(cluster)
+    assert len(calls) == 12
+    for name in ("d1", "d2"):
+        times = sorted(c["t"] for c in calls if c["base"] == f"http://{name}.invalid")
+        assert len(times) >= 2
+        # any run of consecutive calls: at most rpm/60 per second, plus one per worker
+        for i in range(len(times)):
+            for j in range(i + 1, len(times)):
+                assert j - i + 1 <= (times[j] - times[i]) * rpm / 60 + 2 + 0.05, (name, times)
+    rows = _rows(cfg.workspace)
+    assert len(rows) == 12
+    for r in rows:  # the recorded deployment is the endpoint the provider saw
+        assert r["deployment"] in ("d1", "d2")
+        assert r["answer"].endswith(f"via http://{r['deployment']}.invalid")
