@@ -77,15 +77,19 @@ class Ctx:
         return connect(self.cfg.store, read_only=True)
 
 
-@click.group()
+@click.group(invoke_without_command=True)
 @click.option("--config", "config", envvar="FINTRADE_CONFIG", help="config.yaml to use")
 @click.option(
     "--bundle", "bundle", help="data bundle folder (overrides config and FINTRADE_BUNDLE)"
 )
 @click.pass_context
 def main(ctx: click.Context, config: str | None, bundle: str | None) -> None:
-    """fintrade-tui: explore financial-reasoning benchmarks on a point-in-time store."""
+    """fintrade-tui: explore financial-reasoning benchmarks on a point-in-time store.
+
+    Without a command it opens the explorer, as `fintrade-tui tui` does."""
     ctx.obj = Ctx(config, bundle)
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(cli_tui.tui)  # the options' defaults, as `tui` alone gets them
 
 
 # commands live in their own modules; importing them registers them on `main`

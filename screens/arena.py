@@ -58,6 +58,7 @@ class ArenaScreen(FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, Screen):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         # m, M, l, i and t are spelled out in the settings line; every key is in `?` and ctrl+p
+        Binding("escape", "app.back", "Back", id="arena.back"),  # first: a long footer is cut
         Binding("r", "run_all", "Run", id="arena.run"),
         Binding("e", "rerun", "Re-run", id="arena.rerun"),
         Binding("x", "cancel", "Cancel", id="arena.cancel"),

@@ -5,6 +5,9 @@ Header: the company and the point-in-time badge ("as of D: filings up to 10-K fi
 the nine Table 6 ratios visible at the quarter's `as_of` with the previous quarter's values and
 each value's source and filing; four charts show price (MA/EMA), volume (OBV), MACD and RSI
 around the quarter, never past `as_of`. `q` opens the questions about this company and quarter.
+Opened without a quarter, the screen starts on the latest quarter that has questions (a
+question naming the ticker, dated in the calendar quarter of the period end: exactly what `q`
+then lists) and says so in the subtitle; without any, on the latest data. Escape goes back.
 
 All queries run in one exclusive thread worker (`fintrade_tui.store.company`); its result is
 applied on the UI thread from `Worker.StateChanged`. A result for a quarter the user has
@@ -36,6 +39,8 @@ from fintrade_tui.store.company_text import COLUMNS
 from fintrade_tui.ui.charts import MacdChart, PriceChart, RsiChart, SeriesChart, VolumeChart
 from fintrade_tui.ui.frames import FramePaced
 
+from .questions import filter_questions, quarter_name
+
 
 class CompanyScreen(FramePaced, Screen):
     """Fundamentals and charts of one company at one quarter, as of that quarter's filing."""
@@ -64,6 +69,7 @@ class CompanyScreen(FramePaced, Screen):
         self.quarters: list[dict[str, Any]] = []
         self.index: int | None = None
         self.view: dict[str, Any] | None = None  # the quarter shown (set on the UI thread)
+        self.counts: list[int] = []  # questions per quarter (of self.quarters)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -91,15 +97,39 @@ class CompanyScreen(FramePaced, Screen):
     def load(self, quarter: str | date | None, first: bool = False) -> dict[str, Any]:
         """View + chart series of one quarter (and on the first load, the quarter list)."""
         lag = self.app.cfg.fundamentals.estimated_lag_days
+        counts: list[int] | None = None
         cur = self.app.store()
         try:
             qs = quarters(cur, self.ticker, lag) if first else None
+            if qs is not None:
+                counts = self._question_counts(qs)
+                if quarter is None and any(counts):
+                    last = max(i for i, n in enumerate(counts) if n)
+                    quarter = qs[last]["period_end"]
             view = quarter_view(cur, self.ticker, quarter, lag)
             start, end, as_of = chart_window(view["quarter"])
             series = chart_series(cur, self.ticker, start, end, as_of=as_of)
         finally:
             cur.close()
-        return {"quarters": qs, "view": view, "series": series}
+        return {"quarters": qs, "counts": counts, "view": view, "series": series}
+
+    def _question_counts(self, qs: list[dict[str, Any]]) -> list[int]:
+        """Questions per quarter, as the Questions screen filters them (a workspace that
+        cannot be read gives zeros: the screen still opens, on the latest quarter)."""
+        from fintrade_tui.store.workspace import load_questions
+
+        try:
+            ws = self.app.workspace()
+            try:
+                mine = load_questions(ws, ticker=self.ticker)
+            finally:
+                ws.close()
+        except Exception as exc:
+            self.app.call_from_thread(self.app.notify_error, "Workspace", exc)
+            return [0] * len(qs)
+        return [
+            len(filter_questions(mine, ticker=self.ticker, quarter=q["period_end"])) for q in qs
+        ]
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "company":
@@ -115,7 +145,10 @@ class CompanyScreen(FramePaced, Screen):
         view = result["view"]
         if result["quarters"] is not None:
             self.quarters = result["quarters"]
+            self.counts = result["counts"] or [0] * len(self.quarters)
             self.index = view["index"]
+            if self.requested is None:
+                self.sub_title = self._opening_note(view["index"])
         if view["index"] != self.index:
             return  # the user has stepped on; that quarter's worker is running
         self.view = view
@@ -131,8 +164,10 @@ class CompanyScreen(FramePaced, Screen):
         self.query_one("#company-name", Static).update(name)
         self.query_one("#company-badge", Static).update(f"PIT {view['badge']}")
         close = f" · close {view['close']:.2f} on {view['price_date']}" if view["close"] else ""
+        n = self.counts[view["index"]] if view["index"] < len(self.counts) else 0
         self.query_one("#company-quarter", Static).update(
-            f"◀ {quarter_label(view)} ▶{close}   (←/→ quarters, q questions)"
+            f"◀ {quarter_label(view)} ▶{close}   (←/→ quarters, q questions"
+            + (f": {n} in {quarter_name(view['quarter']['period_end'])})" if n else ")")
         )
         table = self.query_one("#company-fundamentals", DataTable)
         table.clear()
@@ -140,6 +175,16 @@ class CompanyScreen(FramePaced, Screen):
             table.add_row(*row)
         for chart in self.query(SeriesChart):
             chart.set_series(result["series"])
+
+    def _opening_note(self, index: int) -> str:
+        """The subtitle when no quarter was asked for: why this quarter."""
+        q = self.quarters[index]
+        n = self.counts[index]
+        if not n:
+            return f"{self.ticker} · no question names {self.ticker}: the latest data"
+        at = f"{q['key']} ({quarter_name(q['period_end'])})"
+        tail = "" if index == len(self.quarters) - 1 else "; End: latest data"
+        return f"{self.ticker} · {at}: the latest quarter with questions ({n}){tail}"
 
     # -- actions ---------------------------------------------------------------------------
     def _go(self, index: int) -> None:
@@ -171,5 +216,4 @@ class CompanyScreen(FramePaced, Screen):
             self.app.notify_error("Questions", exc)
 
     def action_back(self) -> None:
-        if len(self.app.screen_stack) > 2:
-            self.app.pop_screen()
+        self.app.action_back()

@@ -3,6 +3,10 @@ resolution/coverage status) and a detail panel for the highlighted question — 
 as_of, window, golden indicators, oracle values with provenance, reference answer, coverage
 gaps. `a` (or Enter) opens the question in the Arena, `A` its item audit.
 
+Filters that select nothing never leave an empty list without a way on: a line names the
+nearest quarter with questions under the other filters (or the filters to drop) and `n` applies
+it. Escape in a filter returns to the table; on the table it goes back (Company, Universe...).
+
 The bank is read once in a worker thread; filtering is in memory on the UI thread."""
 
 from __future__ import annotations
@@ -59,6 +63,79 @@ def filter_questions(
     ]
 
 
+def quarter_name(d: date) -> str:
+    """The calendar quarter holding `d`, as the Questions and Company screens name it."""
+    return f"Q{(d.month - 1) // 3 + 1} {d.year}"
+
+
+def _ordinal(d: date) -> int:
+    return d.year * 4 + (d.month - 1) // 3
+
+
+FILTER_KEYS = ("category", "ticker", "quarter", "status")
+
+
+def nearest(questions: list[Any], filters: dict[str, Any]) -> dict[str, Any] | None:
+    """Filters close to `filters` that select something, or None when the bank is empty or
+    `filters` already select something. First the nearest other quarter under the same
+    filters (ties: the earlier one); then category and status dropped (same quarter, else its
+    nearest); then the ticker dropped too; last every filter dropped."""
+    if not questions or filter_questions(questions, **filters):
+        return None
+    steps: tuple[dict[str, Any], ...] = (
+        {},  # only the quarter moves
+        {"category": None, "status": None},
+        {"category": None, "status": None, "ticker": None},
+    )
+    for drop in steps:
+        f = {**filters, **drop}
+        if drop and f != filters and filter_questions(questions, **f):
+            return f
+        if f["quarter"]:
+            here = _ordinal(f["quarter"])
+            found = {
+                quarter_end(q.as_of)
+                for q in filter_questions(questions, **{**f, "quarter": None})
+                if q.as_of
+            }
+            if found:
+                best = min(found, key=lambda d: (abs(_ordinal(d) - here), d))
+                return {**f, "quarter": best}
+    return dict.fromkeys(FILTER_KEYS)
+
+
+def describe(filters: dict[str, Any]) -> str:
+    """'in Q4 2025 for NVDA in category F with status full' (the filters that are set)."""
+    parts = []
+    if filters.get("quarter"):
+        parts.append(f"in {quarter_name(filters['quarter'])}")
+    if (filters.get("ticker") or "").strip():
+        parts.append(f"for {filters['ticker'].strip().upper()}")
+    if filters.get("category"):
+        parts.append(f"in category {filters['category']}")
+    if filters.get("status"):
+        parts.append(f"with status {filters['status']}")
+    return " ".join(parts)
+
+
+def nearest_line(questions: list[Any], filters: dict[str, Any], best: dict[str, Any]) -> str:
+    """The empty-list line: what selects nothing, the nearest filters that select something,
+    how many they select, and the key that applies them."""
+    n = len(filter_questions(questions, **best))
+    now = describe(filters) or "matches the filters"
+    if best.get("quarter") and best["quarter"] != filters.get("quarter"):
+        near = f"nearest with questions: {quarter_name(best['quarter'])} ({n})"
+        dropped = [k for k in ("category", "status", "ticker") if filters.get(k) != best.get(k)]
+        if dropped:
+            near += " without the " + " and ".join(dropped) + " filter"
+    elif any(best.values()):
+        dropped = [k for k in FILTER_KEYS if filters.get(k) and filters.get(k) != best.get(k)]
+        near = f"without the {' and '.join(dropped)} filter: {n}"
+    else:
+        near = f"every question: {n}"
+    return f"No question {now}; {near} — press n to show it"
+
+
 def _value(select: Select) -> Any:
     v = select.value
     return None if v in (ALL, Select.NULL) else v
@@ -76,6 +153,9 @@ class QuestionsScreen(FramePaced, Screen):
     QuestionsScreen #q-filters #q-quarter { width: 20; }
     QuestionsScreen #q-filters Input { width: 12; }
     QuestionsScreen #q-count { width: 1fr; padding: 0 2; color: $text-muted; }
+    QuestionsScreen #q-nearest {
+        height: auto; padding: 0 2; margin: 1 0 0 0; color: $warning; display: none;
+    }
     QuestionsScreen #q-main { height: 1fr; margin: 1 0 0 0; }
     QuestionsScreen #questions { width: 3fr; }
     QuestionsScreen #q-detail-box { width: 2fr; border-left: tall $panel; padding: 0 1; }
@@ -86,7 +166,8 @@ class QuestionsScreen(FramePaced, Screen):
         Binding("c", "cycle_category", "Category", id="questions.category"),
         Binding("s", "cycle_status", "Status", id="questions.status"),
         Binding("slash", "focus_ticker", "Ticker", id="questions.ticker"),
-        Binding("escape", "focus_table", "Table", show=False, id="questions.table"),
+        Binding("n", "nearest", "Nearest", id="questions.nearest"),
+        Binding("escape", "back", "Back", id="questions.back"),
         Binding("r", "reload", "Reload", id="questions.reload"),
     ]
 
@@ -96,6 +177,7 @@ class QuestionsScreen(FramePaced, Screen):
         self.initial_quarter = quarter_end
         self.questions: list[Any] = []
         self.shown: list[Any] = []
+        self.suggested: dict[str, Any] | None = None  # what `n` applies when nothing is shown
         self.options: dict[str, list[Any]] = {
             "#q-category": [ALL, *CATEGORIES],
             "#q-quarter": [ALL],
@@ -126,6 +208,7 @@ class QuestionsScreen(FramePaced, Screen):
                 compact=True,
             )
             yield Static("", id="q-count")
+        yield Static("", id="q-nearest")
         with Horizontal(id="q-main"):
             table: DataTable = DataTable(id="questions", cursor_type="row", zebra_stripes=True)
             table.add_columns("ID", "Cat", "Tickers", "As of", "Status", "Coverage", "Question")
@@ -170,22 +253,32 @@ class QuestionsScreen(FramePaced, Screen):
             quarters.add(quarter_end(self.initial_quarter))
         self.options["#q-quarter"] = [ALL, *sorted(quarters)]
         select = self.query_one("#q-quarter", Select)
-        select.set_options([("All", ALL), *[(f"Q to {d}", d) for d in sorted(quarters)]])
+        select.set_options([("All", ALL), *[(quarter_name(d), d) for d in sorted(quarters)]])
         if self.initial_quarter:
             select.value = quarter_end(self.initial_quarter)
             self.initial_quarter = None
         self.refresh_table()
 
     # -- filtering and display (UI thread) --
+    def filters(self) -> dict[str, Any]:
+        """The filters as set: category, ticker, quarter (a quarter end), status."""
+        return {
+            "category": _value(self.query_one("#q-category", Select)),
+            "ticker": self.query_one("#q-ticker", Input).value,
+            "quarter": _value(self.query_one("#q-quarter", Select)),
+            "status": _value(self.query_one("#q-status", Select)),
+        }
+
     def refresh_table(self) -> None:
         table = self.query_one("#questions", DataTable)
-        self.shown = filter_questions(
-            self.questions,
-            _value(self.query_one("#q-category", Select)),
-            self.query_one("#q-ticker", Input).value,
-            _value(self.query_one("#q-quarter", Select)),
-            _value(self.query_one("#q-status", Select)),
-        )
+        filters = self.filters()
+        self.shown = filter_questions(self.questions, **filters)
+        self.suggested = nearest(self.questions, filters)
+        line = self.query_one("#q-nearest", Static)
+        line.display = self.suggested is not None
+        if self.suggested is not None:
+            line.update(Text(nearest_line(self.questions, filters, self.suggested)))
+        self.refresh_bindings()  # `n` shows in the footer only when there is something to apply
         table.clear()
         for q in self.shown:
             text = " ".join(q.text.split())
@@ -267,6 +360,34 @@ class QuestionsScreen(FramePaced, Screen):
 
     def action_focus_table(self) -> None:
         self.query_one("#questions", DataTable).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "nearest":
+            return self.suggested is not None
+        if action == "back":  # on the first screen's table there is nowhere to go
+            tables = self.query("#questions").results(DataTable)
+            return any(self.focused is not t for t in tables) or self.app.can_go_back()
+        return True
+
+    def action_back(self) -> None:
+        """Escape: from a filter back to the table; on the table back to the previous screen."""
+        table = self.query_one("#questions", DataTable)
+        if self.focused is not table:
+            table.focus()
+        else:
+            self.app.action_back()
+
+    def action_nearest(self) -> None:
+        """Apply the suggested filters (the nearest quarter with questions, or fewer filters)."""
+        f = self.suggested
+        if f is None:
+            return
+        self.query_one("#q-category", Select).value = f["category"] or ALL
+        self.query_one("#q-status", Select).value = f["status"] or ALL
+        self.query_one("#q-quarter", Select).value = f["quarter"] or ALL
+        self.query_one("#q-ticker", Input).value = f["ticker"] or ""
+        self.refresh_table()  # now, not when the Changed messages arrive
+        self.action_focus_table()
 
     def action_reload(self) -> None:
         self.query_one("#questions", DataTable).loading = True

@@ -82,6 +82,7 @@ class ResultsScreen(FramePaced, Screen):
     ResultsScreen .inter #agreement { display: none; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.back", "Back", id="results.back"),  # first: a long footer is cut
         # priority: Enter replays even when the failure table (which binds Enter) has focus
         Binding("enter", "replay", "Replay", id="results.replay", priority=True),
         Binding("x", "export", "Export case", id="results.export"),

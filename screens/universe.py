@@ -1,7 +1,8 @@
 """Universe screen: every ticker in the store, filtered as you type; Enter opens the company.
 
 The table has the focus; typing letters or digits goes to the filter (so single-key bindings
-stay usable), `/` focuses the filter, ↓ goes back to the table, Escape clears the filter.
+stay usable), `/` focuses the filter, ↓ goes back to the table, Escape clears the filter (with
+the filter empty, Escape is the app's Back to the screen the user came from, if any).
 The store and workspace queries run in a thread worker; the table is filled on the UI thread
 from the worker's result (`Worker.StateChanged`).
 """
@@ -77,6 +78,12 @@ class UniverseScreen(FramePaced, Screen):
         yield table
         yield Footer()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "clear_filter":  # False: the key falls through to the app's Back
+            boxes = self.query("#universe-filter").results(Input)
+            return any(box.value for box in boxes)
+        return True
+
     def on_mount(self) -> None:
         self.sub_title = "Universe"
         self.load()
@@ -124,6 +131,7 @@ class UniverseScreen(FramePaced, Screen):
     # -- events ----------------------------------------------------------------------------
     def on_input_changed(self, event: Input.Changed) -> None:
         self.refilter()
+        self.refresh_bindings()  # Escape: "Clear filter" or "Back"
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

@@ -1,10 +1,13 @@
 """The Textual app: configuration, the shared workspace and store handles, global key bindings
 (with ids, remappable from config.yaml `ui.keymap`), the command palette and the status bar.
-Screens are pushed by name; every screen keeps its work in workers."""
+Screens are pushed by name; every screen keeps its work in workers. Escape (`app.back`) pops
+back to the screen the user came from, which kept its filters, cursor and selection; screens
+that bind Escape themselves (a filter to clear, a modal to cancel) come first."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable
 from functools import partial
 from typing import Any, ClassVar
@@ -29,6 +32,8 @@ class FinTradeApp(App):
     #app-status { dock: bottom; height: 1; background: $panel; color: $text-muted; padding: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
+        # first of the app's keys: the footer lists them after the screen's, and cuts the end
+        Binding("escape", "back", "Back", id="app.back"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit"),
         Binding("question_mark", "show_keys", "Keys", id="app.keys"),
         Binding("f1", "goto('universe')", "Universe", id="app.universe"),
@@ -54,6 +59,7 @@ class FinTradeApp(App):
         self._store: Any = None
         self._workspace: Any = None
         self._lock = threading.Lock()
+        self._back_warned = 0.0  # when Escape last warned that leaving cancels streaming panes
         if cfg.ui.keymap:
             self.set_keymap(cfg.ui.keymap)
 
@@ -134,6 +140,35 @@ class FinTradeApp(App):
         from fintrade_tui.ui.registry import make_screen
 
         self.push_screen(make_screen(name, **kwargs))
+
+    def can_go_back(self) -> bool:
+        """A screen below the current one (the first screen sits on Textual's default one)."""
+        return len(self.screen_stack) > 2 and not self.screen.is_modal
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back":  # hidden on the first screen: there is nowhere to go back to
+            return self.can_go_back()
+        return True
+
+    def action_back(self) -> None:
+        """Back to the previous screen. Leaving panes that still stream cancels them, so the
+        first Escape only says so; a second one within 3 s leaves."""
+        if not self.can_go_back():
+            return
+        panes = getattr(self.screen, "panes", None)
+        streaming = [p for p in panes() if getattr(p, "streaming", False)] if panes else []
+        now = time.monotonic()
+        if streaming and now - self._back_warned > 3.0:
+            self._back_warned = now
+            self.notify(
+                f"{len(streaming)} answer(s) still streaming: Escape again leaves and cancels them",
+                title="Back",
+                severity="warning",
+                timeout=3,
+            )
+            return
+        self._back_warned = 0.0
+        self.pop_screen()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         """The command palette (ctrl+p): Textual's own commands, then every key of the screen

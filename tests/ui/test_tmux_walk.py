@@ -1,0 +1,234 @@
+"""The explorer walk in a real terminal (slow, ~30-60 s): the installed `fintrade-tui` binary
+in tmux at 160x48, as a new user would go — Universe -> NVDA -> quarters -> Questions (the
+nearest quarter offered) -> Arena (a litellm `mock_response` model) -> score -> Results ->
+export, then Escape all the way back. Each step asserts what the screen shows
+(`tmux capture-pane -p`), polling with a timeout; the numbers read off the screen are checked
+against the workspace afterwards.
+
+The store is the project's own `data/fintrade.duckdb` (through a symlink in the test's folder,
+so exports land there too); the workspace is new, so the seed questions are imported first."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import time
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import BUNDLE, ROOT
+
+BIN = ROOT / ".venv" / "bin" / "fintrade-tui"
+STORE = ROOT / "data" / "fintrade.duckdb"
+TMUX = shutil.which("tmux") or "/usr/bin/tmux"
+ANSWER = "NVIDIA walk-through answer: ROE as of the 10-Q."
+
+
+def _ready() -> str | None:
+    if not Path(TMUX).exists():
+        return "tmux is not installed"
+    if not BIN.exists():
+        return f"{BIN} is not installed"
+    if not (BUNDLE / "fintradebench").is_dir():
+        return "sample bundle not at ../shared/data"
+    from fintrade_tui.store.db import current
+
+    if not current(STORE):
+        return f"{STORE} is not built (make demo)"
+    return None
+
+
+pytestmark = pytest.mark.skipif(_ready() is not None, reason=str(_ready()))
+
+
+def _quarter(d: date) -> str:
+    return f"Q{(d.month - 1) // 3 + 1} {d.year}"
+
+
+class Term:
+    """One tmux server of our own (-L): a session running the binary, keys and screens."""
+
+    def __init__(self, folder: Path, command: str) -> None:
+        conf = folder / "tmux.conf"  # the size stays 160x48 whatever clients come and go
+        conf.write_text("set -g default-size 160x48\n")
+        self.base = [TMUX, "-L", f"walk-{os.getpid()}-{time.monotonic_ns()}", "-f", str(conf)]
+        self.last = ""
+        self._tmux("new-session", "-d", "-x", "160", "-y", "48", "-s", "walk", command)
+
+    def _tmux(self, *args: str) -> str:
+        done = subprocess.run([*self.base, *args], capture_output=True, text=True, timeout=10)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def screen(self) -> str:
+        self.last = self._tmux("capture-pane", "-p", "-t", "walk")
+        return self.last
+
+    def keys(self, *keys: str) -> None:
+        for k in keys:
+            self._tmux("send-keys", "-t", "walk", k)
+
+    def wait(self, pattern: str, timeout: float = 15.0) -> re.Match[str]:
+        """The first match of the regex on the screen, polled until `timeout`."""
+        end = time.monotonic() + timeout
+        while True:
+            found = re.search(pattern, self.screen(), re.MULTILINE)
+            if found:
+                return found
+            if time.monotonic() > end:
+                size = self._tmux("display", "-p", "-t", "walk", "#{window_width}x#{window_height}")
+                raise AssertionError(
+                    f"{pattern!r} not on the {size.strip()} screen after {timeout} s:\n{self.last}"
+                )
+            time.sleep(0.1)
+
+    def footer(self, timeout: float = 5.0) -> str:
+        """The footer line (the one ending in the palette key), once it is drawn."""
+        return self.wait(r"^.*\^p palette\s*$", timeout)[0]
+
+    def close(self) -> None:
+        subprocess.run([*self.base, "kill-server"], capture_output=True, timeout=10)
+
+
+@pytest.fixture
+def walk_config(tmp_path: Path) -> Path:
+    (tmp_path / "store").mkdir()
+    (tmp_path / "store" / STORE.name).symlink_to(STORE)
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        f"bundle: {BUNDLE}\n"
+        f"store: {tmp_path / 'store' / STORE.name}\n"
+        f"workspace: {tmp_path / 'workspace.duckdb'}\n"
+        f"model_dir: {ROOT / 'data' / 'models'}\n"
+        f"retrieval: {{index: {tmp_path / 'lancedb'}}}\n"
+        "models:\n"
+        f"  mock: {{model: openai/gpt-4o-mini, extra: {{mock_response: '{ANSWER}'}}}}\n"
+        "runs: {default_model: mock, conditions: [no_rag, oracle]}\n"
+        "judging: {model: mock}\n"
+    )
+    return path
+
+
+def test_walk_through_the_explorer_in_tmux(walk_config: Path, tmp_path: Path) -> None:
+    from fintrade_tui.store.company import quarters
+    from fintrade_tui.store.db import connect
+
+    with connect(STORE, read_only=True) as con:
+        keys = [q["key"] for q in quarters(con, "NVDA")]
+        ends = [q["period_end"] for q in quarters(con, "NVDA")]
+    # bare `fintrade-tui`: the explorer, not the help
+    # COLUMNS / LINES inherited from the test process would pin the app to their size
+    run = f"env -u COLUMNS -u LINES {BIN} --config {walk_config}"
+    term = Term(tmp_path, f"cd {tmp_path} && {run}; echo EXITED $?; sleep 30")
+    try:
+        # -- Universe (after the seed questions are imported: a new workspace)
+        total = term.wait(r"(\d+) of \1 tickers · Enter opens", timeout=120)[1]
+        assert "fintrade-tui — Universe" in term.last and int(total) > 100
+        term.keys("N", "V", "D", "A")
+        term.wait(r"of \d+ tickers matching 'NVDA'")
+        assert re.search(r"^ NVDA +NVIDIA Corporation", term.last, re.MULTILINE)
+
+        # -- Company: opens on the latest quarter with questions, and says so
+        term.keys("Enter")
+        head = term.wait(
+            r"NVDA · (FY\d{4} Q\d) \((Q\d \d{4})\): the latest quarter with questions \((\d+)\)"
+        )
+        key, calendar, n_there = head[1], head[2], int(head[3])
+        i = keys.index(key)
+        assert _quarter(ends[i]) == calendar and i < len(keys) - 1
+        assert "End: latest data" in term.last
+        term.wait(rf"◀ {key} · period end {ends[i]}.*q questions: {n_there} in {calendar}\)")
+        assert "NVIDIA Corporation · Technology / Semiconductors" in term.last
+        assert "esc Back" in term.footer()
+        term.keys("Left")
+        term.wait(rf"◀ {keys[i - 1]} · period end {ends[i - 1]}")
+        term.keys("Right")
+        term.wait(rf"◀ {key} · period end")
+        term.keys("End")  # the latest quarter: no question is dated in it
+        term.wait(rf"◀ {keys[-1]} · period end {ends[-1]}.*\(←/→ quarters, q questions\)")
+
+        # -- Questions: nothing in that quarter, the nearest one offered
+        term.keys("q")
+        term.wait(
+            rf"No question in {_quarter(ends[-1])} for NVDA; nearest with questions: "
+            rf"{calendar} \({n_there}\) — press n to show it"
+        )
+        assert re.search(r"Ticker NVDA .*Quarter " + _quarter(ends[-1]), term.last)
+        assert re.search(r"\b0 of (\d+)", term.last)
+        term.wait(r"^.* n Nearest .*esc Back .*\^p palette\s*$")
+        term.keys("n")
+        counted = term.wait(rf"Quarter {calendar} .*\b({n_there}) of (\d+)")
+        bank = int(counted[2])
+        assert "press n to show it" not in term.last
+        term.wait(r"^(?!.* n Nearest ).*esc Back .*\^p palette\s*$")  # nothing left to apply
+        first = term.wait(r"^ (\S+) +(F|T|FT) +\S.* (\d{4}-\d\d-\d\d) +resolved")
+        qid, as_of = first[1], date.fromisoformat(first[3])
+        assert _quarter(as_of) == calendar
+
+        # -- Arena: the highlighted question, two conditions, mocked answers
+        term.keys("Enter")
+        term.wait(rf"^ {re.escape(qid)} · \S+ · as of {as_of} · .*NVDA", timeout=20)
+        term.wait(r"│ No-RAG .*│ Oracle ")
+        assert "esc Back" in term.footer()
+        term.keys("r")
+        term.wait(r"completed · .*completed · ", timeout=30)
+        assert term.last.count(ANSWER) == 2
+
+        # -- score the No-RAG pane: 4, 5, 4, 3; the Oracle pane's modal opens next, cancelled
+        term.keys("s")
+        term.wait(r"Score No-RAG")
+        for k, v, dim in (("4", 4, "accuracy"), ("5", 5, "completeness"), ("4", 4, "relevance")):
+            term.keys(k)
+            term.wait(rf"{dim} +{'■' * v}{'□' * (5 - v)}  {v}")
+            term.keys("Down")
+        term.keys("3")
+        term.wait(r"clarity +■■■□□  3")
+        term.keys("Enter")
+        term.wait(r"Score Oracle")
+        term.keys("Escape")
+        term.wait(r"saved score v1 for No-RAG")
+
+        # -- Results: the human score shows (accuracy 4 of 5 = 80 %), then the case export
+        term.keys("F4")
+        term.wait(r"Accuracy % \(LLM-judge scores\)", timeout=30)
+        assert "esc Back" in term.footer()
+        term.keys("s")
+        term.wait(r"Accuracy % \(human scores\)")
+        term.wait(r"^ mock +No-RAG .*\b80\.0 +1\b", timeout=30)
+        term.wait(rf"unrated +{re.escape(qid)} +\S+ +mock +Oracle", timeout=30)
+        term.keys("x")
+        term.wait(r"Case study written:")
+        exported = list((tmp_path / "store" / "exports").glob(f"case-{qid}-*.md"))
+        assert len(exported) == 1 and ANSWER in exported[0].read_text(encoding="utf-8")
+
+        # -- Escape all the way back: each screen as it was left
+        term.keys("Escape")
+        term.wait(r"saved score v1 for No-RAG")
+        assert term.last.count(ANSWER) == 2
+        term.keys("Escape")
+        term.wait(rf"Quarter {calendar} .*\b{n_there} of {bank}")
+        term.keys("Escape")
+        term.wait(rf"◀ {keys[-1]} · period end {ends[-1]}")
+        term.keys("Escape")
+        term.wait(r"of \d+ tickers matching 'NVDA'")
+        assert re.search(r"^ NVDA +NVIDIA Corporation", term.last, re.MULTILINE)
+        term.keys("C-q")
+        term.wait(r"EXITED 0")
+    finally:
+        term.close()
+
+    # what the screens said, checked against the workspace the walk left
+    from fintrade_tui.store.workspace import load_questions, open_workspace
+
+    with open_workspace(tmp_path / "workspace.duckdb") as ws:
+        bank_now = load_questions(ws)
+    nvda = [q for q in bank_now if "NVDA" in q.tickers and q.as_of]
+    assert len(bank_now) == bank
+    assert sum(_quarter(q.as_of) == calendar for q in nvda) == n_there
+    assert not any(_quarter(q.as_of) == _quarter(ends[-1]) for q in nvda)
+    # ... and it was the latest quarter with questions: none in any later one
+    assert all(not any(_quarter(q.as_of) == _quarter(e) for q in nvda) for e in ends[i + 1 :])
