@@ -5,8 +5,8 @@ export, then Escape all the way back. Each step asserts what the screen shows
 (`tmux capture-pane -p`), polling with a timeout; the numbers read off the screen are checked
 against the workspace afterwards.
 
-The store is the project's own `data/fintrade.duckdb` (through a symlink in the test's folder,
-so exports land there too); the workspace is new, so the seed questions are imported first."""
+The store is the session's `built_store` (through a symlink in the test's folder, so exports
+land there too); the workspace is new, so the seed questions are imported first."""
 
 from __future__ import annotations
 
@@ -23,7 +23,6 @@ import pytest
 from tests.conftest import BUNDLE, ROOT
 
 BIN = ROOT / ".venv" / "bin" / "fintrade-tui"
-STORE = ROOT / "data" / "fintrade.duckdb"
 TMUX = shutil.which("tmux") or "/usr/bin/tmux"
 ANSWER = "NVIDIA walk-through answer: ROE as of the 10-Q."
 
@@ -35,10 +34,6 @@ def _ready() -> str | None:
         return f"{BIN} is not installed"
     if not (BUNDLE / "fintradebench").is_dir():
         return "sample bundle not at ../shared/data"
-    from fintrade_tui.store.db import current
-
-    if not current(STORE):
-        return f"{STORE} is not built (make demo)"
     return None
 
 
@@ -95,13 +90,14 @@ class Term:
 
 
 @pytest.fixture
-def walk_config(tmp_path: Path) -> Path:
+def walk_config(tmp_path: Path, built_store) -> Path:
+    store = built_store.store  # the session's store, built from the bundle (a fresh clone too)
     (tmp_path / "store").mkdir()
-    (tmp_path / "store" / STORE.name).symlink_to(STORE)
+    (tmp_path / "store" / store.name).symlink_to(store)
     path = tmp_path / "config.yaml"
     path.write_text(
         f"bundle: {BUNDLE}\n"
-        f"store: {tmp_path / 'store' / STORE.name}\n"
+        f"store: {tmp_path / 'store' / store.name}\n"
         f"workspace: {tmp_path / 'workspace.duckdb'}\n"
         f"model_dir: {ROOT / 'data' / 'models'}\n"
         f"retrieval: {{index: {tmp_path / 'lancedb'}}}\n"
@@ -113,11 +109,11 @@ def walk_config(tmp_path: Path) -> Path:
     return path
 
 
-def test_walk_through_the_explorer_in_tmux(walk_config: Path, tmp_path: Path) -> None:
+def test_walk_through_the_explorer_in_tmux(walk_config: Path, tmp_path: Path, built_store) -> None:
     from fintrade_tui.store.company import quarters
     from fintrade_tui.store.db import connect
 
-    with connect(STORE, read_only=True) as con:
+    with connect(built_store.store, read_only=True) as con:
         keys = [q["key"] for q in quarters(con, "NVDA")]
         ends = [q["period_end"] for q in quarters(con, "NVDA")]
     # bare `fintrade-tui`: the explorer, not the help
