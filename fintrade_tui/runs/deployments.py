@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import time
 from typing import Any
 
 from fintrade_tui.config import DeploymentConfig, ModelConfig
-from fintrade_tui.errors import UserError
 
 POOL = "_fintrade_deployments"  # the call_kwargs key holding the pool (never sent to litellm)
 WINDOW = 60.0  # seconds of a tpm window
@@ -117,13 +115,8 @@ class Pool:
 
 
 def _key(model: str, d: DeploymentConfig) -> str | None:
-    if not d.api_key_env:
-        return None
-    key = os.environ.get(d.api_key_env)
-    if not key:
-        raise UserError(
-            f"model {model!r} deployment {d.name!r}",
-            f"needs the environment variable {d.api_key_env}",
-            f"export {d.api_key_env}=... (keys are never read from files)",
-        )
-    return key
+    from fintrade_tui.runs.llm import env_key
+
+    return (
+        env_key(f"model {model!r} deployment {d.name!r}", d.api_key_env) if d.api_key_env else None
+    )

@@ -84,6 +84,19 @@ def model_spec(cfg: Config, name: str) -> ModelConfig:
     return cfg.models[name]
 
 
+def env_key(what: str, env: str) -> str:
+    """The API key in environment variable `env` (never from a file); a one-line error naming
+    `what` when it is unset."""
+    key = os.environ.get(env)
+    if not key:
+        raise UserError(
+            what,
+            f"needs the environment variable {env}",
+            f"export {env}=... (keys are never read from files)",
+        )
+    return key
+
+
 def call_kwargs(name: str, spec: ModelConfig, model_dir: Path | None = None) -> dict[str, Any]:
     """litellm keyword arguments for one registry entry (the key from its env variable);
     `model_dir` holds the packaged local weights (config `model_dir`)."""
@@ -96,14 +109,7 @@ def call_kwargs(name: str, spec: ModelConfig, model_dir: Path | None = None) -> 
     if spec.api_base:
         kw["api_base"] = spec.api_base
     if spec.api_key_env:
-        key = os.environ.get(spec.api_key_env)
-        if not key:
-            raise UserError(
-                f"model {name!r}",
-                f"needs the environment variable {spec.api_key_env}",
-                f"export {spec.api_key_env}=... (keys are never read from files)",
-            )
-        kw["api_key"] = key
+        kw["api_key"] = env_key(f"model {name!r}", spec.api_key_env)
     if spec.model.startswith("local/"):
         from fintrade_tui.runs import local
 

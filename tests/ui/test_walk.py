@@ -18,6 +18,7 @@ from fintrade_tui.questions.model import Question
 from fintrade_tui.store.company import quarters
 from fintrade_tui.store.workspace import open_workspace, save_questions
 from tests.conftest import BUNDLE, write_config
+from tests.ui.test_company import settle
 
 ANSWER = "NVDA's ROE was high in the quarter."
 
@@ -46,19 +47,6 @@ def cfg(built_store: Config, tmp_path: Path) -> Config:
     with open_workspace(c.workspace) as ws:
         save_questions(ws, QUESTIONS)
     return c
-
-
-async def settle(pilot: Any) -> None:
-    """Until no worker runs (a worker's result may start another) and results are shown."""
-    app = pilot.app
-    for _ in range(100):
-        await pilot.pause()
-        busy = [w for w in app.workers if not w.is_finished]
-        if not busy:
-            await pilot.pause()
-            return
-        await app.workers.wait_for_complete(busy)
-    raise AssertionError("workers did not finish")
 
 
 def _in_calendar_quarter(qs: list[dict], lo: date, hi: date) -> dict:
