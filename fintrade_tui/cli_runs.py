@@ -258,7 +258,6 @@ def run_batch(
     as_json,
 ):
     """Run a benchmark headless: questions × models × conditions, resumable."""
-    from fintrade_tui.runs import batch as batches
     from fintrade_tui.runs.llm import model_spec
     from fintrade_tui.runs.records import RunStore
     from fintrade_tui.runs.runner import Runner, RunSpec
@@ -281,36 +280,41 @@ def run_batch(
         ]
         if engine == "ray":
             data = _run_on_ray(runner, specs, ray_address, shards, as_json)
-            if as_json:
-                click.echo(json.dumps(data))
-            else:
-                print_table([{"": k, "value": v} for k, v in data.items()], "batch")
-            return
-        with progress_bars(as_json) as reporter:
-            todo, _ = batches.plan(runner, specs)
-            tick = reporter.start(f"batch {batch}", len(todo))
-
-            def done(spec: RunSpec, end: dict) -> None:
-                tick(1)
-                if as_json:  # one JSON line per finished run, then the summary
-                    line = {"question": spec.question.id, "condition": spec.condition}
-                    line |= {"model": spec.model, "status": end.get("status")}
-                    click.echo(json.dumps(line), nl=True)
-
-            summary = asyncio.run(
-                batches.run_batch(
-                    runner,
-                    specs,
-                    concurrency or cfg.runs.concurrency,
-                    cfg.runs.per_model,
-                    on_done=done,
-                )
-            )
-    data = summary.to_dict()
+        else:
+            data = _run_here(runner, specs, batch, concurrency, as_json)
     if as_json:
         click.echo(json.dumps(data))
     else:
         print_table([{"": k, "value": v} for k, v in data.items()], "batch")
+
+
+def _run_here(runner, specs, batch: str, concurrency: int | None, as_json: bool) -> dict:
+    """The batch on the local engine, a progress bar (or a JSON line per finished run)."""
+    from fintrade_tui.runs import batch as batches
+    from fintrade_tui.runs.runner import RunSpec
+
+    cfg = runner.cfg
+    with progress_bars(as_json) as reporter:
+        todo, _ = batches.plan(runner, specs)
+        tick = reporter.start(f"batch {batch}", len(todo))
+
+        def done(spec: RunSpec, end: dict) -> None:
+            tick(1)
+            if as_json:  # one JSON line per finished run, then the summary
+                line = {"question": spec.question.id, "condition": spec.condition}
+                line |= {"model": spec.model, "status": end.get("status")}
+                click.echo(json.dumps(line), nl=True)
+
+        summary = asyncio.run(
+            batches.run_batch(
+                runner,
+                specs,
+                concurrency or cfg.runs.concurrency,
+                cfg.runs.per_model,
+                on_done=done,
+            )
+        )
+    return summary.to_dict()
 
 
 def _run_on_ray(runner, specs, address, shards, quiet: bool) -> dict[str, Any]:

@@ -324,8 +324,10 @@ def error_text(exc: BaseException, kwargs: dict[str, Any] | None = None) -> str:
     """One line for the run record and the pane: the error class and its first line, with the
     call's API key blanked out should a provider echo it back."""
     first = (str(exc).strip().splitlines() or [""])[0][:300]
+    from fintrade_tui.runs.deployments import POOL
+
     keys = [(kwargs or {}).get("api_key")]
-    pool = (kwargs or {}).get("_fintrade_deployments")  # deployments.POOL: each one's key
+    pool = (kwargs or {}).get(POOL)  # a model with deployments: each one's key
     keys += list(pool.keys.values()) if pool is not None else []
     for key in keys:
         if key and len(str(key)) >= 8:
