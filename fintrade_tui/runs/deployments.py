@@ -63,6 +63,7 @@ class Pool:
         self.tpm = {d.name: max(1, d.tpm // workers) if d.tpm else None for d in spec.deployments}
         self.next_free = dict.fromkeys(self.deployments, 0.0)
         self.cooled = dict.fromkeys(self.deployments, 0.0)
+        self.sent = dict.fromkeys(self.deployments, float("-inf"))  # when each last went out
         self.spent: dict[str, list[tuple[float, int]]] = {d: [] for d in self.deployments}
 
     def _tpm_ready(self, name: str, now: float, tokens: int) -> float:
@@ -97,8 +98,14 @@ class Pool:
         # reserved before sleeping: the runs waiting meanwhile see this slot as taken
         self.next_free[chosen] = at + self.interval[chosen]
         self.spent[chosen].append((at, tokens))
-        if at > now:
-            await asyncio.sleep(at - now)
+        # the pace counts from when calls really went out: a busy loop that woke the previous
+        # caller late must not let this one follow it closer than the interval
+        while (wait := max(at, self.sent[chosen] + self.interval[chosen]) - time.monotonic()) > 0:
+            await asyncio.sleep(wait)
+        self.sent[chosen] = time.monotonic()
+        self.next_free[chosen] = max(
+            self.next_free[chosen], self.sent[chosen] + self.interval[chosen]
+        )
         return chosen, self._kwargs(chosen, kwargs)
 
     def _kwargs(self, name: str, kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -271,10 +271,16 @@ def test_deployment_limits_hold_across_two_workers(
     for name in ("d1", "d2"):
         times = sorted(c["t"] for c in calls if c["base"] == f"http://{name}.invalid")
         assert len(times) >= 2
-        # any run of consecutive calls: at most rpm/60 per second, plus one per worker
+        # any run of consecutive calls: at most rpm/60 per second, plus one per worker. The
+        # pace holds where calls leave the pool; the provider sees them after the client's
+        # latency, which varies (a process's first litellm call takes ~0.6 s), hence the slack.
+        slack = 0.75
         for i in range(len(times)):
             for j in range(i + 1, len(times)):
-                assert j - i + 1 <= (times[j] - times[i]) * rpm / 60 + 2 + 0.05, (name, times)
+                allowed = (times[j] - times[i] + slack) * rpm / 60 + 2
+                assert j - i + 1 <= allowed, (name, times)
+        # 3 calls per worker at one a second: unpaced, all 12 would land within ~0.1 s
+        assert times[-1] - times[0] >= 2 * 60 * 2 / rpm - slack, (name, times)
     rows = _rows(cfg.workspace)
     assert len(rows) == 12
     for r in rows:  # the recorded deployment is the endpoint the provider saw
