@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from fintrade_tui import cli_pull
 from fintrade_tui.cli import main
+from fintrade_tui.cli import pull as cli_pull
 from fintrade_tui.errors import UserError
 from fintrade_tui.ingest import filings as filing_io
 from fintrade_tui.ingest import prices as price_io

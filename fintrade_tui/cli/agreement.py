@@ -7,7 +7,7 @@ from __future__ import annotations
 import click
 
 from fintrade_tui.cli import Ctx, emit_json, friendly, main
-from fintrade_tui.cli_output import console, print_table
+from fintrade_tui.cli.output import console, print_table
 
 
 @main.command()

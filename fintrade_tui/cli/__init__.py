@@ -1,5 +1,6 @@
-"""CLI room: the `fintrade-tui` click group. Every command has --json; bad input exits 2 with
-one line naming the file, row or key and the fix."""
+"""CLI room: the `fintrade-tui` click group and the helpers its commands share; each command
+group lives in its own module of this package (runs, judging, questions, store...). Every
+command has --json; bad input exits 2 with one line naming the file, row or key and the fix."""
 
 from __future__ import annotations
 
@@ -89,15 +90,11 @@ def main(ctx: click.Context, config: str | None, bundle: str | None) -> None:
     Without a command it opens the explorer, as `fintrade-tui tui` does."""
     ctx.obj = Ctx(config, bundle)
     if ctx.invoked_subcommand is None:
-        ctx.invoke(cli_tui.tui)  # the options' defaults, as `tui` alone gets them
+        ctx.invoke(tui_commands.tui)  # the options' defaults, as `tui` alone gets them
 
 
 # commands live in their own modules; importing them registers them on `main`
-from fintrade_tui import cli_judging, cli_pull, cli_questions, cli_retrieval  # noqa: E402,F401,I001
-from fintrade_tui import cli_quality, cli_runs, cli_store, cli_tui  # noqa: E402,F401,I001
-from fintrade_tui import cli_imports  # noqa: E402,F401,I001
-from fintrade_tui import cli_models  # noqa: E402,F401,I001
-from fintrade_tui import cli_item_audit  # noqa: E402,F401,I001
-from fintrade_tui import cli_preferences  # noqa: E402,F401,I001
-from fintrade_tui import cli_agreement  # noqa: E402,F401,I001
-from fintrade_tui import cli_flaws  # noqa: E402,F401,I001
+from fintrade_tui.cli import judging, pull, questions, retrieval  # noqa: E402,F401,I001
+from fintrade_tui.cli import quality, runs, store, tui as tui_commands  # noqa: E402,F401,I001
+from fintrade_tui.cli import imports, models, item_audit  # noqa: E402,F401,I001
+from fintrade_tui.cli import preferences, agreement, flaws  # noqa: E402,F401,I001

@@ -11,8 +11,8 @@ import click
 from rich.markup import escape
 
 from fintrade_tui.cli import Ctx, emit_json, friendly, main
-from fintrade_tui.cli_output import console, print_table
-from fintrade_tui.cli_runs import runs
+from fintrade_tui.cli.output import console, print_table
+from fintrade_tui.cli.runs import runs
 from fintrade_tui.imports.formats import FORMATS
 
 EXPORT_FORMATS = ("jsonl", "csv", "parquet")

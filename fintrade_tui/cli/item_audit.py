@@ -9,8 +9,8 @@ import click
 from rich.markup import escape
 
 from fintrade_tui.cli import Ctx, emit_json, friendly
-from fintrade_tui.cli_output import console, print_table
-from fintrade_tui.cli_questions import questions
+from fintrade_tui.cli.output import console, print_table
+from fintrade_tui.cli.questions import questions
 from fintrade_tui.questions.item_audit import CRITERIA
 
 

@@ -6,7 +6,7 @@ import click
 from rich.markup import escape
 
 from fintrade_tui.cli import Ctx, emit_json, friendly, main
-from fintrade_tui.cli_output import console, print_table
+from fintrade_tui.cli.output import console, print_table
 
 
 @main.command()

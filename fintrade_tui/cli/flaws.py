@@ -11,7 +11,7 @@ import duckdb
 from rich.markup import escape
 
 from fintrade_tui.cli import Ctx, emit_json, friendly, main
-from fintrade_tui.cli_output import console, print_table, progress_bars
+from fintrade_tui.cli.output import console, print_table, progress_bars
 from fintrade_tui.judging.flaws import (
     DETERMINISTIC,
     FlagStore,

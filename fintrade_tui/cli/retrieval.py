@@ -7,7 +7,7 @@ from dataclasses import asdict
 import click
 
 from fintrade_tui.cli import Ctx, emit_json, friendly, main, parse_day
-from fintrade_tui.cli_output import console, print_table, progress_bars
+from fintrade_tui.cli.output import console, print_table, progress_bars
 
 
 @main.command()
