@@ -3,8 +3,8 @@ golden indicators and oracle values (with provenance), then every run: condition
 status, timings, evidence, the answer, the latest human and judge scores with justifications,
 golden-indicator P/R/F1 and the numeric audit's claims.
 
-Only what the workspace records is written: run records never hold API keys, and nothing here
-reads the environment.
+Only what the workspace records is written: run records never hold API keys, and the text
+passes through `runs.redact` on its way out (a key that reached the workspace another way).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
 from fintrade_tui.judging.annotations import DIMENSIONS, ScoreStore
 from fintrade_tui.judging.failures import latest_audits, natural_key
+from fintrade_tui.runs import redact
 from fintrade_tui.runs.evidence import LABELS
 from fintrade_tui.runs.records import RunStore
 from fintrade_tui.store.workspace import load_questions
@@ -334,5 +335,5 @@ def write_case_study(
             lines += _run(run, mine, audits.get(run["id"]))
     out = Path(path) if path else default_path(cfg, runs)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
+    out.write_text(redact.text("\n".join(lines).rstrip() + "\n"), encoding="utf-8")
     return out

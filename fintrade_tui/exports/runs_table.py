@@ -2,6 +2,8 @@
 provenance, as the generic run JSONL (which `runs import` reads back to the same runs and
 scores), or as flat CSV / Parquet tables (columns documented in the README). Files are written
 next to their target and renamed into place, so a failure never leaves half an export.
+Every export passes through `runs.redact` on its way out (records are redacted when written;
+this covers what reached the workspace another way, e.g. an imported score's detail).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import duckdb
 
 from fintrade_tui.judging.annotations import DIMENSIONS, ScoreStore
 from fintrade_tui.judging.failures import latest_audits
+from fintrade_tui.runs import redact
 from fintrade_tui.runs.records import RunStore, dumps
 from fintrade_tui.store.workspace import load_questions
 
@@ -178,7 +181,7 @@ def _write_table(rows: list[dict[str, Any]], columns: list[str], path: Path, fmt
     """CSV (header, RFC 4180 quoting) or Parquet via an in-memory DuckDB, typed columns."""
     import pandas as pd
 
-    df = pd.DataFrame(rows, columns=columns)
+    df = pd.DataFrame(redact.scrub(rows), columns=columns)
     option = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
 
     def write(tmp: Path) -> None:
@@ -204,7 +207,7 @@ def export_runs(ws: duckdb.DuckDBPyConnection, path: Path, fmt: str, filters: di
     audits = latest_audits(store)
     if fmt == "jsonl":
         lines = [dumps(_line(r, by_run.get(r["id"], []), audits.get(r["id"]))) for r in runs]
-        text = "".join(line + "\n" for line in lines)
+        text = redact.text("".join(line + "\n" for line in lines))
         _replace_into(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     else:
         rows = [_flat(r, by_run.get(r["id"], []), audits.get(r["id"])) for r in runs]
@@ -238,7 +241,7 @@ def export_scores(
             }
         )
     if fmt == "jsonl":
-        text = "".join(dumps(r) + "\n" for r in rows)
+        text = redact.text("".join(dumps(r) + "\n" for r in rows))
         _replace_into(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     else:
         _write_table(rows, SCORE_COLUMNS, path, fmt)

@@ -2,7 +2,9 @@
 into call arguments. Every model call of the app goes through `stream_chat` or `complete`.
 
 Per-request arguments only: no global litellm settings change between calls. API keys are
-read from the environment variable the registry names and never leave this module's kwargs.
+read from the environment variable the registry names and never leave this module's kwargs;
+every text a call gives back (streamed deltas, whole replies, tool-call arguments, error lines)
+passes through `redact` first, so a provider echoing a key shows `***` instead.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 from fintrade_tui.config import Config, ModelConfig
 from fintrade_tui.errors import UserError
+from fintrade_tui.runs import redact
 
 _litellm: Any = None
 
@@ -76,6 +79,8 @@ def stream_chunk(
 
 
 def model_spec(cfg: Config, name: str) -> ModelConfig:
+    # every key variable of the registry in use is blanked wherever its value shows up
+    redact.watch_config(cfg.models)
     if name not in cfg.models:
         known = ", ".join(sorted(cfg.models)) or "none"
         raise UserError(
@@ -94,6 +99,7 @@ def env_key(what: str, env: str) -> str:
             f"needs the environment variable {env}",
             f"export {env}=... (keys are never read from files)",
         )
+    redact.remember(key)
     return key
 
 
@@ -242,6 +248,7 @@ async def stream_chat(
     attempt = 0
     while True:
         got_text = False
+        shown = redact.Stream(_call_keys(kwargs))  # a key split over deltas is blanked too
         try:
             call = await _routed(kwargs, usage, messages)
             response = await lm.acompletion(
@@ -260,7 +267,10 @@ async def stream_chat(
                     if usage.ttft is None:
                         usage.ttft = time.monotonic() - usage.started
                     got_text = True
-                    yield text
+                    if text := shown.feed(text):
+                        yield text
+            if tail := shown.flush():
+                yield tail
             _cost(lm, kwargs["model"], usage)
             return
         except asyncio.CancelledError:
@@ -268,6 +278,8 @@ async def stream_chat(
         except Exception as exc:
             _failed(kwargs, usage, exc)
             if got_text or attempt >= retries or not retryable(exc):
+                if tail := shown.flush():
+                    yield tail  # the partial answer the caller keeps
                 raise
             attempt += 1
             usage.retries = attempt
@@ -288,7 +300,7 @@ async def complete(
         usage = Usage()
         try:
             call = await _routed(kwargs, usage, messages)
-            return await lm.acompletion(messages=messages, **call, **extra)
+            return redact.response(await lm.acompletion(messages=messages, **call, **extra))
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -320,16 +332,20 @@ def _cost(lm: Any, model: str, usage: Usage) -> None:
         usage.cost = None
 
 
-def error_text(exc: BaseException, kwargs: dict[str, Any] | None = None) -> str:
-    """One line for the run record and the pane: the error class and its first line, with the
-    call's API key blanked out should a provider echo it back."""
-    first = (str(exc).strip().splitlines() or [""])[0][:300]
+def _call_keys(kwargs: dict[str, Any] | None) -> tuple[str, ...]:
+    """The keys one call's arguments hold (its own, or each deployment's)."""
     from fintrade_tui.runs.deployments import POOL
 
     keys = [(kwargs or {}).get("api_key")]
-    pool = (kwargs or {}).get(POOL)  # a model with deployments: each one's key
+    pool = (kwargs or {}).get(POOL)
     keys += list(pool.keys.values()) if pool is not None else []
-    for key in keys:
-        if key and len(str(key)) >= 8:
-            first = first.replace(str(key), "***")
+    return tuple(str(k) for k in keys if k)
+
+
+def error_text(exc: BaseException, kwargs: dict[str, Any] | None = None) -> str:
+    """One line for the run record and the pane: the error class and its first line, with
+    every key blanked out should a provider echo it back (before cutting: a key across the
+    cut would otherwise leave its start)."""
+    whole = redact.text(str(exc), _call_keys(kwargs))
+    first = (whole.strip().splitlines() or [""])[0][:300]
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__

@@ -1,7 +1,8 @@
 """Run records room: one row per model run in the workspace DuckDB (prompt, evidence, timings,
 tokens, status, answer). A run is written when it starts and again when it ends, each in its
 own committed transaction, so a killed process leaves `running` rows that the next start marks
-`interrupted` and a batch re-runs.
+`interrupted` and a batch re-runs. Every value written passes through `redact` (an API key a
+provider echoed becomes `***`), Ray shards landed in bulk too.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 import duckdb
 
 from fintrade_tui.errors import UserError
+from fintrade_tui.runs import redact
 from fintrade_tui.store.locked import LockedTable, insert_rows
 
 RUNNING, COMPLETED, ERROR, CANCELLED, TIMEOUT, INTERRUPTED = (
@@ -116,7 +118,7 @@ class RunStore(LockedTable):
 
     def start(self, row: dict[str, Any]) -> str:
         """Insert a `running` row; a batch key's earlier unfinished attempts are replaced."""
-        row = row | {
+        row = redact.scrub(row) | {
             "id": row.get("id") or uuid.uuid4().hex[:12],
             "status": RUNNING,
             "pid": os.getpid(),
@@ -138,6 +140,7 @@ class RunStore(LockedTable):
 
     def finish(self, run_id: str, **fields: Any) -> None:
         """Set the end state (status, answer, timings...) of a run in one transaction."""
+        fields = redact.scrub(fields)
         for k in _JSON:
             if k in fields and fields[k] is not None:
                 fields[k] = dumps(fields[k])
@@ -186,6 +189,7 @@ class RunStore(LockedTable):
                   AND id NOT IN (SELECT id FROM runs)""",
                 [COMPLETED, COMPLETED],
             )
+            _redact_table(cur, "_pick")  # workers redact too; this holds for any shard
             cur.execute("DELETE FROM runs WHERE batch_key IN (SELECT batch_key FROM _pick)")
             cur.execute("INSERT INTO runs BY NAME SELECT * FROM _pick")
             (n,) = cur.execute("SELECT count(*) FROM _pick").fetchone()
@@ -235,12 +239,24 @@ def insert_runs(cur: duckdb.DuckDBPyConnection, rows: list[dict[str, Any]]) -> N
     """Insert whole run rows on a cursor inside the caller's transaction (JSON fields as
     objects; a missing origin is `local`)."""
     values = []
-    for row in rows:
+    for row in redact.scrub(rows):
         row = {c: row.get(c) for c in _COLUMNS} | {"origin": row.get("origin") or "local"}
         for k in _JSON:
             row[k] = dumps(row[k]) if row[k] is not None else None
         values.append([row[c] for c in _COLUMNS])
     insert_rows(cur, "runs", _COLUMNS, values)
+
+
+def _redact_table(cur: duckdb.DuckDBPyConnection, table: str) -> None:
+    """Blank every secret in the VARCHAR columns of a staging table of run rows."""
+    cols = [n for n, t, *_ in cur.execute(f"DESCRIBE {table}").fetchall() if t == "VARCHAR"]
+    for key in redact.secrets() if cols else ():
+        try:
+            key.encode()
+        except UnicodeEncodeError:  # non-UTF-8 bytes: no stored text can hold them
+            continue
+        sets = ", ".join(f'"{c}" = replace("{c}", $k, $m)' for c in cols)
+        cur.execute(f"UPDATE {table} SET {sets}", {"k": key, "m": redact.MARK})
 
 
 def _alive(pid: int | None) -> bool:
