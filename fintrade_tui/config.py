@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from datetime import date
 from pathlib import Path
@@ -198,6 +199,11 @@ def _describe(err: ValidationError, path: Path) -> UserError:
     key = ".".join(str(p) for p in first["loc"]) or "(top level)"
     if first["type"] == "extra_forbidden":
         return UserError(f"{path}", f"unknown key `{key}`", "remove it or check its spelling")
+    value = first.get("input")
+    if isinstance(value, float) and math.isnan(value):  # YAML's .nan passes no bound honestly
+        return UserError(f"{path}: key `{key}`", "is NaN, not a number", f"give `{key}` a number")
+    if first["type"] == "missing":  # e.g. a models: entry without its litellm model string
+        return UserError(f"{path}: key `{key}`", "is required and missing", f"add `{key}:`")
     return UserError(f"{path}: key `{key}`", first["msg"], f"correct the value of `{key}`")
 
 
@@ -207,7 +213,14 @@ def load_config(path: Path | str | None = None, bundle: Path | str | None = None
     if not path.is_file():
         raise UserError(str(path), "config file not found", "check FINTRADE_CONFIG or the path")
     try:
-        raw: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw: Any = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        line = exc.object[: exc.start].count(b"\n") + 1
+        raise UserError(f"{path} line {line}", "is not UTF-8 text", "re-save it as UTF-8") from None
+    except OSError as exc:  # unreadable: permissions, a device, a vanished mount
+        raise UserError(
+            str(path), f"cannot be read ({exc.strerror})", "check its permissions"
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" line {mark.line + 1}" if mark else ""
@@ -237,7 +250,23 @@ def load_config(path: Path | str | None = None, bundle: Path | str | None = None
         if m.gguf is not None:
             m.gguf = _resolve(base, m.gguf)
     cfg.source_file = path
+    _check_paths(cfg, path)
     return cfg
+
+
+def _check_paths(cfg: Config, path: Path) -> None:
+    """A file setting must not point inside a file or at a folder (it would fail later with
+    an OS traceback); a missing file or folder is fine: it is made when first written."""
+    files = {"store": cfg.store, "workspace": cfg.workspace}
+    folders = {"model_dir": cfg.model_dir, "retrieval.index": cfg.retrieval.index}
+    for key, p in {**files, **folders}.items():
+        if key in files and p.is_dir():
+            raise UserError(f"{path}: key `{key}`", f"{p} is a folder", "name a file in it")
+        if key in folders and p.exists() and not p.is_dir():
+            raise UserError(f"{path}: key `{key}`", f"{p} is a file", "name a folder")
+        up = next((a for a in p.parents if a.exists()), None)
+        if up is not None and not up.is_dir():
+            raise UserError(f"{path}: key `{key}`", f"{up} is a file, not a folder", "fix the path")
 
 
 def _resolve(base: Path, p: Path) -> Path:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any, ClassVar
 
-from rich.text import Text
+from fintrade_tui.screens.universe import drop_controls
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, Markdown, Select, Static
 from textual.worker import Worker, WorkerState
 
+from fintrade_tui.safe_text import plain
 from fintrade_tui.ui.frames import FramePaced
 
 ALL = "*"
@@ -277,20 +278,21 @@ class QuestionsScreen(FramePaced, Screen):
         line = self.query_one("#q-nearest", Static)
         line.display = self.suggested is not None
         if self.suggested is not None:
-            line.update(Text(nearest_line(self.questions, filters, self.suggested)))
+            line.update(plain(nearest_line(self.questions, filters, self.suggested)))
         self.refresh_bindings()  # `n` shows in the footer only when there is something to apply
         table.clear()
         for q in self.shown:
             text = " ".join(q.text.split())
-            table.add_row(  # a benchmark's ids and text are data: Text, never markup
-                Text(q.id),
-                Text(q.category),
-                ", ".join(q.tickers[:3])
-                + (f" +{len(q.tickers) - 3}" if len(q.tickers) > 3 else ""),
-                q.as_of.isoformat() if q.as_of else "—",
-                q.status,
-                q.coverage,
-                Text(text if len(text) <= 44 else text[:43] + "…"),
+            tickers = ", ".join(q.tickers[:3])
+            tickers += f" +{len(q.tickers) - 3}" if len(q.tickers) > 3 else ""
+            table.add_row(  # a benchmark's ids, tickers and text are data: never markup
+                plain(q.id),
+                plain(q.category),
+                plain(tickers),
+                plain(q.as_of.isoformat() if q.as_of else "—"),
+                plain(q.status),
+                plain(q.coverage),
+                plain(text if len(text) <= 44 else text[:43] + "…"),
                 key=q.id,
             )
         self.query_one("#q-count", Static).update(f"{len(self.shown)} of {len(self.questions)}")
@@ -321,7 +323,9 @@ class QuestionsScreen(FramePaced, Screen):
 
     @on(Select.Changed)
     @on(Input.Changed, "#q-ticker")
-    def _filters_changed(self) -> None:
+    def _filters_changed(self, event: Select.Changed | Input.Changed) -> None:
+        if isinstance(event, Input.Changed) and drop_controls(event.input):
+            return  # the cleaned value comes as the next change
         self.refresh_table()
 
     @on(Input.Submitted, "#q-ticker")

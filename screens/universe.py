@@ -9,6 +9,7 @@ from the worker's result (`Worker.StateChanged`).
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -19,28 +20,47 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 from textual.worker import Worker, WorkerState
 
+from fintrade_tui.safe_text import plain
 from fintrade_tui.store.company import filter_universe, question_counts, universe
 from fintrade_tui.ui.frames import FramePaced
+
+# control characters typed or pasted into a filter (an escape sequence, a bell): no part of any
+# ticker or name, and an Input would draw them raw to the terminal
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def drop_controls(box: Input) -> bool:
+    """Remove control characters from a filter box, with a notice; true when it changed (the
+    new value then arrives as another Input.Changed)."""
+    clean = _CONTROL.sub("", box.value)
+    if clean == box.value:
+        return False
+    box.value = clean
+    box.app.notify("control characters removed from the filter", title="Filter", timeout=4)
+    return True
+
 
 COLUMNS = ("Ticker", "Name", "Sector", "Industry", "Prices", "Filings", "Fundamentals", "Questions")
 
 
-def _cells(r: dict[str, Any]) -> tuple[str | Text, ...]:
+def _cells(r: dict[str, Any]) -> tuple[Text, ...]:
     prices = f"{r['first_price']} – {r['last_price']}" if r["first_price"] else "—"
     questions = "—" if r["questions"] is None else str(r["questions"])
     fundamentals = r["coverage"]
     if r["periods"]:
         span = f"{r['first_period'].year}–{r['last_period'].year}"
         fundamentals += f" · {r['periods']} periods {span}"
-    return (  # names come from reference files: text, never markup
-        r["ticker"],
-        Text((r["name"] or "")[:34]),
-        Text(r["sector"] or ""),
-        Text((r["industry"] or "")[:30]),
-        prices,
-        str(r["filings"]),
-        fundamentals,
-        questions,
+    # every cell comes from data (reference files, the store): text, never markup, and no
+    # control character reaches the terminal
+    return (
+        plain(r["ticker"]),
+        plain((r["name"] or "")[:34]),
+        plain(r["sector"] or ""),
+        plain((r["industry"] or "")[:30]),
+        plain(prices),
+        plain(r["filings"]),
+        plain(fundamentals),
+        plain(questions),
     )
 
 
@@ -123,13 +143,17 @@ class UniverseScreen(FramePaced, Screen):
         table.clear()
         for r in self.shown:
             table.add_row(*_cells(r), key=r["ticker"])
+        # the filter is what the user typed or pasted: `[/x]` or an escape sequence is shown as
+        # text (a str here would be parsed as markup, and a stray closing tag raises)
         note = f" matching {text.strip()!r}" if text.strip() else ""
         self.query_one("#universe-count", Static).update(
-            f"{len(self.shown)} of {len(self.rows)} tickers{note} · Enter opens · / filters"
+            plain(f"{len(self.shown)} of {len(self.rows)} tickers{note} · Enter opens · / filters")
         )
 
     # -- events ----------------------------------------------------------------------------
     def on_input_changed(self, event: Input.Changed) -> None:
+        if drop_controls(event.input):
+            return
         self.refilter()
         self.refresh_bindings()  # Escape: "Clear filter" or "Back"
 

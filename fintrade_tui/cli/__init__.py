@@ -78,7 +78,35 @@ class Ctx:
         return connect(self.cfg.store, read_only=True)
 
 
-@click.group(invoke_without_command=True)
+class OneLineGroup(click.Group):
+    """The top-level group: a usage error (unknown option, a value out of range, a missing
+    argument) is one line naming the flag and the fix, like every other bad input, instead of
+    click's usage block. Subcommands parse inside `invoke`, so one wrapper covers them all."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as exc:
+            _usage_fail(exc)
+            raise
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            _usage_fail(exc)
+            raise
+
+
+def _usage_fail(exc: click.UsageError) -> None:
+    if isinstance(exc, click.exceptions.NoArgsIsHelpError):
+        return  # a bare group prints its help, as before
+    path = exc.ctx.command_path if exc.ctx else "fintrade-tui"
+    problem = " ".join(exc.format_message().split()).rstrip(".")
+    _fail(f"{path}: {problem} (fix: see `{path} --help`)")
+
+
+@click.group(cls=OneLineGroup, invoke_without_command=True)
 @click.option("--config", "config", envvar="FINTRADE_CONFIG", help="config.yaml to use")
 @click.option(
     "--bundle", "bundle", help="data bundle folder (overrides config and FINTRADE_BUNDLE)"

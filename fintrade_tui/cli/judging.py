@@ -182,6 +182,10 @@ def report(
     from fintrade_tui.stats.tables import LABELS_SCALE, RUBRIC, accuracy_table, flatten, to_markdown
     from fintrade_tui.store.workspace import open_workspace
 
+    if as_json and markdown:
+        from fintrade_tui.errors import UserError
+
+        raise UserError("--json --markdown", "ask for two outputs at once", "pick one of them")
     with open_workspace(obj.cfg.workspace) as ws:
         rows = score_rows(ws, scores, source=source)
         pairs = agreement_pairs(ws)

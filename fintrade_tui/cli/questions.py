@@ -91,7 +91,11 @@ def import_(obj: Ctx, path: Path, fmt: str | None, as_json: bool) -> None:
 @questions.command("list")
 @click.option("--category")
 @click.option("--ticker")
-@click.option("--status", help="resolved | unresolved | full | partial | none (coverage)")
+@click.option(
+    "--status",
+    type=click.Choice(["resolved", "unresolved", "full", "partial", "none"]),
+    help="resolution status, or coverage (full, partial, none)",
+)
 @click.option("--source")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
@@ -186,7 +190,7 @@ def export(obj: Ctx, path: Path, source: str | None) -> None:
 
 
 @questions.command()
-@click.option("--per-seed", default=5, show_default=True)
+@click.option("--per-seed", type=click.IntRange(1, 1000), default=5, show_default=True)
 @click.option("--seed", "rng_seed", type=int, help="random seed (default: questions.scale_seed)")
 @click.option("--source", default="fintradebench", show_default=True, help="which seeds")
 @click.option("--from", "first", default="2024-03-31", show_default=True, help="earliest as_of")

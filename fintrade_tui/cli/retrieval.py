@@ -37,7 +37,7 @@ def index(obj: Ctx, tickers: tuple[str, ...], as_json: bool) -> None:
 @click.option("--ticker", "-t", "tickers", multiple=True, required=True)
 @click.option("--as-of", "as_of", required=True, help="YYYY-MM-DD; after that day's close")
 @click.option("--from", "start", help="window start for market data (default: 90 days before)")
-@click.option("--k", type=int)
+@click.option("--k", type=click.IntRange(1, 100), help="passages (default retrieval.k)")
 @click.option(
     "--mode", type=click.Choice(["dense", "text", "hybrid", "hybrid_rerank"]), default="hybrid"
 )

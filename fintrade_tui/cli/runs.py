@@ -17,6 +17,7 @@ from fintrade_tui.cli import Ctx, emit_json, friendly, main
 from fintrade_tui.cli.output import console, print_table, progress_bars
 from fintrade_tui.errors import UserError
 from fintrade_tui.runs.evidence import CONDITIONS, LABELS
+from fintrade_tui.safe_text import printable
 
 
 def _conditions(value: str | None, default: list[str]) -> list[str]:
@@ -147,10 +148,13 @@ class _LiveColumns:
         from rich.columns import Columns
         from rich.panel import Panel
 
+        from fintrade_tui.safe_text import plain
+
         width = max(30, (console.width - 2) // max(1, len(self.labels)) - 1)
         return Columns(
             [
-                Panel(t or "…", title=f"{lab} · {st}", width=width)
+                # a model's reply is data: Text (never markup), control characters made visible
+                Panel(plain(t or "…"), title=plain(f"{lab} · {st}"), width=width)
                 for lab, t, st in zip(self.labels, self.text, self.status, strict=True)
             ]
         )
@@ -163,7 +167,7 @@ class _LiveColumns:
             self.pending[i] += text
             *lines, self.pending[i] = self.pending[i].split("\n")
             for line in lines:
-                click.echo(f"[{self.labels[i]}] {line}")
+                click.echo(f"[{self.labels[i]}] {printable(line)}")
 
     def end(self, i: int, data: dict) -> None:
         self.status[i] = data.get("status", "?")
@@ -171,8 +175,8 @@ class _LiveColumns:
             self.live.update(self._render())
         elif self.enabled:
             if self.pending[i]:
-                click.echo(f"[{self.labels[i]}] {self.pending[i]}")
-            err = f": {data['error']}" if data.get("error") else ""
+                click.echo(f"[{self.labels[i]}] {printable(self.pending[i])}")
+            err = f": {printable(data['error'])}" if data.get("error") else ""
             click.echo(f"[{self.labels[i]}] -- {self.status[i]}{err}")
 
 

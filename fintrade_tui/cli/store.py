@@ -6,6 +6,7 @@ import click
 
 from fintrade_tui.cli import Ctx, emit_json, friendly, main, parse_day
 from fintrade_tui.cli.output import console, fmt, print_table, progress_bars
+from fintrade_tui.errors import UserError
 
 
 @main.command()
@@ -117,8 +118,15 @@ def signals(obj: Ctx, ticker: str, start: str | None, end: str | None, as_json: 
     """Daily trading signals of TICKER."""
     from fintrade_tui.store.queries import signals_between
 
+    first, last = parse_day(start, "--from"), parse_day(end, "--to")
+    if first and last and first > last:
+        raise UserError(
+            f"--from {start} --to {end}",
+            "the window ends before it starts",
+            "give a --from on or before --to",
+        )
     with obj.connect() as con:
-        rows = signals_between(con, ticker, parse_day(start, "--from"), parse_day(end, "--to"))
+        rows = signals_between(con, ticker, first, last)
     emit_json(rows) if as_json else print_table(rows, f"{ticker.upper()} signals")
 
 

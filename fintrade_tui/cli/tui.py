@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from fintrade_tui.cli import Ctx, friendly, main
+from fintrade_tui.errors import UserError
 
 
 @main.command()
@@ -30,6 +31,7 @@ def tui(obj: Ctx, model: str | None, screen: str, index_in_background: bool) -> 
     from fintrade_tui.ui.app import FinTradeApp
 
     cfg = obj.cfg
+    check_keymap(cfg.ui.keymap, cfg.source_file or "config.yaml")
     say = lambda msg: click.echo(msg, err=True)  # noqa: E731
     ensure_store(cfg, say)
     with open_workspace(cfg.workspace) as ws:
@@ -40,3 +42,55 @@ def tui(obj: Ctx, model: str | None, screen: str, index_in_background: bool) -> 
         from fintrade_tui.retrieval.indexing import stop_all
 
         stop_all(10.0)  # the filing being embedded is dropped whole; the next start resumes
+
+
+def check_keymap(keymap: dict[str, str], source: object = "config.yaml") -> None:
+    """`ui.keymap` against the explorer's bindings: an unknown binding id, or a key another
+    binding of the same screen already uses, is one line naming the entry (Textual would
+    silently ignore the first and shadow a binding with the second)."""
+    if not keymap:
+        return
+    scopes = _binding_scopes()
+    where = {i: name for name, ids in scopes.items() for i in ids}
+    for bid, keys in keymap.items():
+        at = f"{source}: key `ui.keymap.{bid}`"
+        if bid not in where:
+            near = sorted(i for i in where if i.split(".")[0] == bid.split(".")[0])[:6]
+            hint = f"use a binding id such as {', '.join(near)}" if near else "press ? for the ids"
+            raise UserError(at, "is not a binding id of the explorer", hint)
+        scope = scopes[where[bid]]
+        for key in (k.strip() for k in str(keys).split(",")):
+            if not key:
+                raise UserError(at, f"{keys!r} names an empty key", "write keys like ctrl+x")
+            for other, other_keys in scope.items():
+                mine = {k.strip() for k in keymap.get(other, other_keys).split(",")}
+                if other != bid and key in mine:
+                    raise UserError(at, f"{key} is already bound to {other}", "pick a free key")
+
+
+def _binding_scopes() -> dict[str, dict[str, str]]:
+    """class name -> {binding id: keys} for the app and every screen and widget class."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    from textual.binding import Binding
+
+    import fintrade_tui.screens as screens
+    import fintrade_tui.ui as ui
+
+    scopes: dict[str, dict[str, str]] = {}
+    for pkg in (ui, screens):
+        for mod in pkgutil.iter_modules(pkg.__path__):
+            module = importlib.import_module(f"{pkg.__name__}.{mod.name}")
+            for name, cls in inspect.getmembers(module, inspect.isclass):
+                if cls.__module__ != module.__name__:
+                    continue
+                found = {
+                    b.id: b.key
+                    for b in cls.__dict__.get("BINDINGS", [])
+                    if isinstance(b, Binding) and b.id
+                }
+                if found:
+                    scopes[f"{module.__name__}.{name}"] = found
+    return scopes

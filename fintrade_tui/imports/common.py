@@ -18,6 +18,10 @@ from fintrade_tui.imports.record import CORRECT, INCORRECT, PARTIAL, REFUSAL, Ex
 # (condition -> condition_label)
 META = ("condition", "variant", "ticker", "company", "as_of", "category")
 REPLACED = "non-UTF-8 bytes replaced with U+FFFD"
+# the longest line a JSONL reader takes: a real run line is kilobytes; a 1 GB line (a log
+# written without newlines, a binary file) is refused after reading this much, not held whole
+LINE_CAP = 16 * 1024 * 1024
+TOO_DEEP = "nested deeper than the JSON parser allows"
 # verdict words (inspect's C/I/P/N letters, pass/fail), matched lowercased
 _WORDS = {"c": CORRECT, "correct": CORRECT, "pass": CORRECT, "i": INCORRECT}
 _WORDS |= {"incorrect": INCORRECT, "fail": INCORRECT, "p": PARTIAL, "partial": PARTIAL}
@@ -82,12 +86,31 @@ def open_bytes(path: Path) -> IO[bytes]:
         raise UserError(str(path), f"cannot be read ({exc.strerror})", "check the path") from None
 
 
-def lines(path: Path) -> Iterator[tuple[int, bytes]]:
-    """(1-based line number, raw bytes) of every non-blank line, read as a stream."""
+def lines(path: Path, cap: int = LINE_CAP) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number, raw bytes) of every non-blank line, read as a stream; a line
+    longer than `cap` bytes is a UserError once `cap` bytes of it were read."""
     with open_bytes(path) as f:
-        for n, raw in enumerate(f, start=1):
+        n = 0
+        while raw := f.readline(cap + 1):
+            n += 1
+            if len(raw) > cap and not raw.endswith(b"\n"):
+                mb = cap // (1024 * 1024)
+                raise UserError(
+                    f"{path} line {n}",
+                    f"is longer than {mb} MB (no line break within it)",
+                    "split it into one JSON object per line, or check it is a JSONL file",
+                )
             if raw.strip():
                 yield n, raw
+
+
+def loads(text: str | bytes) -> Any:
+    """json.loads, with nesting too deep for the parser as a ValueError (not a RecursionError,
+    which would escape every `except ValueError` of the readers as a traceback)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError(TOO_DEEP, "", 0) from None
 
 
 def decode(raw: bytes, warnings: list[str], encoding: str = "utf-8-sig") -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.imports.common import as_text, decode, lines
+from fintrade_tui.imports.common import as_text, decode, lines, loads
 from fintrade_tui.imports.record import ExternalRun, Judgment
 
 FORMAT = "jsonl"
@@ -33,7 +33,7 @@ def sniff(path: Path, head: bytes) -> bool:
     """A JSON object per line whose first one has question_id, model and answer."""
     first = next((ln for ln in head.split(b"\n") if ln.strip()), b"")
     try:
-        obj = json.loads(first.decode("utf-8-sig", errors="replace"))
+        obj = loads(first.decode("utf-8-sig", errors="replace"))
     except ValueError:
         return False
     return isinstance(obj, dict) and all(k in obj for k in REQUIRED)
@@ -168,7 +168,7 @@ def read(path: Path) -> Iterator[ExternalRun]:
         warnings: list[str] = []
         where = f"{path} line {n}"
         try:
-            obj = json.loads(decode(raw, warnings))
+            obj = loads(decode(raw, warnings))
         except json.JSONDecodeError as exc:
             problem = f"is not valid JSON ({exc.msg} at column {exc.colno})"
             raise UserError(where, problem, "fix or remove that line") from None

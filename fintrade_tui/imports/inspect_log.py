@@ -23,11 +23,11 @@ from typing import Any
 import ijson
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.imports.common import decode, int_or_none
+from fintrade_tui.imports.common import decode, int_or_none, loads
 from fintrade_tui.imports.inspect_sample import log_context, sample_run
 from fintrade_tui.imports.json_stream import Utf8Stream, top_level_items
 from fintrade_tui.imports.record import ExternalRun
-from fintrade_tui.imports.zipped import AGAIN, open_zip, read_member
+from fintrade_tui.imports.zipped import AGAIN, check_sizes, open_zip, read_member
 
 FORMAT = "inspect"
 _HEADER, _START, _SAMPLES = "header.json", "_journal/start.json", "samples/"
@@ -96,6 +96,7 @@ def _inspect_api() -> Any:
 
 def _zip_parts(path: Path, api: Any) -> Iterator[tuple[str, dict, Any, bool]]:
     with open_zip(path) as zf:
+        check_sizes(path, zf)  # before inspect_ai's reader or ours decompress anything
         infos = {i.filename: i for i in zf.infolist()}  # a re-logged sample: the last wins
         name = _HEADER if _HEADER in infos else _START if _START in infos else None
         if name is None:
@@ -127,7 +128,7 @@ def _load(raw: bytes, where: str) -> tuple[Any, bool]:
     replaced: list[str] = []
     text = decode(raw, replaced, encoding="utf-8")  # no BOM: inspect never writes one
     try:
-        return json.loads(text), bool(replaced)
+        return loads(text), bool(replaced)
     except json.JSONDecodeError as err:
         raise UserError(f"{where} line {err.lineno}", f"invalid JSON ({err.msg})", AGAIN) from None
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.imports.common import META, as_text, decode, label_of, lines, open_bytes
+from fintrade_tui.imports.common import META, as_text, decode, label_of, lines, loads, open_bytes
 from fintrade_tui.imports.lm_eval_results import (
     FIX_RUN,
     TaskContext,
@@ -52,7 +52,7 @@ def _is_results(head: bytes) -> bool:
     if not _RESULTS_START.match(head):
         return False
     try:
-        doc = json.loads(head.decode("utf-8", errors="replace"))
+        doc = loads(head.decode("utf-8", errors="replace"))
     except ValueError:  # longer than the head: the first key and lm-eval's own keys decide
         return len(head) >= HEAD and any(m in head for m in _RESULTS_MARKS)
     return isinstance(doc, dict) and isinstance(doc.get("results"), dict) and "configs" in doc
@@ -63,7 +63,7 @@ def sniff(path: Path, head: bytes) -> bool:
     lm-eval results_*.json (an object whose first key is "results", with "configs")."""
     first = next((ln for ln in head.split(b"\n") if ln.strip()), b"")
     try:
-        obj = json.loads(first.decode("utf-8", errors="replace"))
+        obj = loads(first.decode("utf-8", errors="replace"))
     except ValueError:
         whole_line = b"\n" in head.lstrip() or len(head) < HEAD
         return (not whole_line and bool(_SAMPLE_START.match(head))) or _is_results(head)
@@ -238,7 +238,7 @@ def _read_samples(
         warnings = list(ctx.warnings)
         where = f"{path} line {n}"
         try:
-            obj = json.loads(decode(raw, warnings))
+            obj = loads(decode(raw, warnings))
         except json.JSONDecodeError as exc:
             problem = f"is not valid JSON ({exc.msg} at column {exc.colno}; truncated file?)"
             raise UserError(where, problem, FIX_RUN) from None

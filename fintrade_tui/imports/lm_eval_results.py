@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.imports.common import open_bytes
+from fintrade_tui.imports.common import loads, open_bytes
 
 # the fix for any malformed lm-eval file (lm_eval.py raises with it too)
 FIX_RUN = "re-run lm_eval with --log_samples, or import the samples file as lm-eval wrote it"
@@ -56,7 +56,7 @@ def load_json(path: Path) -> Any:
     with open_bytes(path) as f:
         raw = f.read()
     try:
-        return json.loads(raw.decode("utf-8", errors="replace"))
+        return loads(raw.decode("utf-8", errors="replace"))
     except json.JSONDecodeError as exc:
         problem = f"is not valid JSON ({exc.msg} at line {exc.lineno}; truncated?)"
         raise UserError(str(path), problem, FIX_RUN) from None

@@ -94,7 +94,10 @@ def load_json(text: str) -> Any:
     start, end = t.find("{"), t.rfind("}")
     if start < 0 or end <= start:
         raise ValueError("no JSON object in the reply")
-    return json.loads(t[start : end + 1], strict=False)
+    try:
+        return json.loads(t[start : end + 1], strict=False)
+    except RecursionError:  # a reply nested thousands deep: invalid output, not a crash
+        raise ValueError("the reply's JSON is nested too deep") from None
 
 
 def golden_prf(used: list[str], golden: list[str]) -> dict[str, Any]:

@@ -104,6 +104,8 @@ def load_json_object(text: str, what: str) -> dict:
         data = json.loads(_strip_fence(text), strict=False)
     except json.JSONDecodeError as exc:
         raise ValueError(f"{what}: not valid JSON ({exc.msg} at char {exc.pos})") from exc
+    except RecursionError:  # thousands deep: invalid output, never a crash
+        raise ValueError(f"{what}: JSON nested too deep") from None
     if not isinstance(data, dict):
         raise ValueError(f"{what}: expected a JSON object, got {type(data).__name__}")
     return data

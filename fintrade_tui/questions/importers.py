@@ -52,14 +52,34 @@ _STR_FIELDS = ("source", "category", "scope", "status", "coverage", "parent_id")
 _DATE_FIELDS = ("as_of", "window_start", "window_end")
 _LIST_FIELDS = ("tickers", "golden_raw", "golden", "reasons", "coverage_missing")
 _DICT_FIELDS = ("oracle", "extra")
+# the longest line a question file may have (a question with its excerpts is kilobytes); a
+# longer one (a 1 GB line, a binary file) is refused after reading this much, never whole
+LINE_CAP = 16 * 1024 * 1024
+_DEEP = "nested deeper than the JSON parser allows"
 
 
 def _at(path: Path, line: int) -> str:
     return f"{path} line {line}"
 
 
+def _check_lines(path: Path, cap: int = LINE_CAP) -> None:
+    """A file with a line over `cap` bytes is a UserError, found reading `cap` bytes at most
+    at a time (a small file is not scanned)."""
+    if path.stat().st_size <= cap:
+        return
+    with path.open("rb") as f:
+        n = 0
+        while raw := f.readline(cap + 1):
+            n += 1
+            if len(raw) > cap and not raw.endswith(b"\n"):
+                mb = cap // (1024 * 1024)
+                problem = f"is longer than {mb} MB (no line break within it)"
+                raise UserError(_at(path, n), problem, "one question per line; is it text?")
+
+
 def _read_text(path: Path) -> str:
     try:
+        _check_lines(path)
         return path.read_text(encoding="utf-8-sig")  # spreadsheet exports often start with a BOM
     except FileNotFoundError:
         raise UserError(str(path), "file not found", "check the path") from None
@@ -176,6 +196,8 @@ def _json_lines(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
         except json.JSONDecodeError as exc:
             problem = f"is not valid JSON ({exc.msg} at column {exc.colno})"
             raise UserError(_at(path, n), problem, "fix or remove that line") from None
+        except RecursionError:
+            raise UserError(_at(path, n), _DEEP, "flatten that line's JSON") from None
         if not isinstance(obj, dict):
             raise UserError(_at(path, n), "is not a JSON object", "write one {...} per line")
         yield n, obj
@@ -268,6 +290,8 @@ def _load_json(path: Path, text: str) -> tuple[Any, dict[int, int]]:
     except json.JSONDecodeError as exc:
         problem = f"is not valid JSON ({exc.msg} at column {exc.colno})"
         raise UserError(_at(path, exc.lineno), problem, "fix the syntax there") from None
+    except RecursionError:
+        raise UserError(str(path), _DEEP, "flatten the document") from None
 
 
 def _read_finar(path: Path, text: str) -> list[Question]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -178,9 +179,14 @@ class Runner:
                     async for text in llm.stream_chat(
                         kwargs, messages, usage, self.cfg.runs.retries, self.cfg.runs.backoff
                     ):
+                        text = _valid_text(text)
                         answer.append(text)
                         yield RunEvent("token", run_id, spec, text=text)
-            state = {"status": COMPLETED, "error": None}
+            if "".join(answer).strip():
+                state = {"status": COMPLETED, "error": None}
+            else:  # nothing, or only whitespace: not an answer to score as one
+                said = "nothing" if not answer else "only whitespace"
+                state = {"status": ERROR, "error": f"the model replied with {said}"}
         except TimeoutError:
             state = {"status": TIMEOUT, "error": f"no complete answer within {m.timeout:g} s"}
         except (asyncio.CancelledError, GeneratorExit):
@@ -245,7 +251,7 @@ class Runner:
                     kwargs, messages, usage, self.cfg.runs.retries, self.cfg.runs.backoff
                 )
             ]
-            out.append("".join(parts))
+            out.append(_valid_text("".join(parts)))
         return out
 
     async def _select(self, spec: RunSpec, kwargs: dict, candidates: list[str]) -> int:
@@ -260,6 +266,15 @@ class Runner:
         return parse_selection(resp.choices[0].message.content or "", len(candidates))
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _valid_text(text: str) -> str:
+    """A stream's text as valid Unicode: a lone surrogate (bytes that were not UTF-8, decoded
+    with surrogateescape somewhere upstream) becomes U+FFFD, which the workspace can store."""
+    return _SURROGATE.sub("\ufffd", text) if isinstance(text, str) else str(text)
+
+
 def _call_tool(store: Any, q: Question, name: str, arguments: Any) -> dict:
     from fintrade_tui.runs.tools import call_tool
 
@@ -270,7 +285,10 @@ def _call_tool(store: Any, q: Question, name: str, arguments: Any) -> dict:
 def _record_call(evidence: Evidence, name: str, arguments: Any, result: dict) -> None:
     from fintrade_tui.runs.tools import tool_item
 
-    args = json.loads(arguments) if isinstance(arguments, str) and arguments else arguments
+    try:  # the model's arguments as written: malformed JSON is recorded raw, not a crash
+        args = json.loads(arguments) if isinstance(arguments, str) and arguments else arguments
+    except (ValueError, RecursionError):
+        args = None
     args = args if isinstance(args, dict) else {"raw": arguments}
     n = len(evidence.tool_calls) + 1
     evidence.tool_calls.append({"n": n, "name": name, "arguments": args, "result": result})

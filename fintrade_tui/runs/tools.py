@@ -340,7 +340,7 @@ def call_tool(
         if isinstance(arguments, str):
             try:
                 args = json.loads(arguments or "{}")
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 raise _Bad(f"arguments of {name} are not valid JSON") from None
         if not isinstance(args, dict):
             raise _Bad(f"arguments of {name} must be a JSON object")
@@ -362,7 +362,7 @@ def tool_item(n: int, name: str, args: dict | str, result: dict) -> EvidenceItem
     if isinstance(args, str):  # arguments as the model wrote them
         try:
             args = json.loads(args or "{}")
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             args = {}
     if not isinstance(args, dict):
         args = {}
