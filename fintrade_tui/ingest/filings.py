@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 from fintrade_tui.errors import UserError
+from fintrade_tui.ingest.workers import pool as worker_pool
 
 NAME = re.compile(r"^(10-K|10-Q)_(\d{4}-\d{2}-\d{2})_(\d{10}-\d{2}-\d{6})\.htm$")
 
@@ -125,10 +125,17 @@ def parse_all(paths: list[Path], workers: int = 2, progress: Any = None) -> list
             if progress:
                 progress()
         return out
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    # the workers die with this process (a kill -9 included): see ingest/workers.py
+    pool = worker_pool(workers)
+    try:
         out = []
         for result in pool.map(parse_with_sections, paths):
             out.append(result)
             if progress:
                 progress()
-        return out
+    except BaseException:
+        # a failure or Ctrl-C: drop the filings not started instead of parsing them all
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return out

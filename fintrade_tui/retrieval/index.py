@@ -208,13 +208,47 @@ class Index:
         return {k.split(":")[1] for k in self.manifest().get("market", {})}
 
     def open_table(self, track: str):
+        """A table as the manifest committed it: rows a build in progress (or one killed
+        before its manifest) added or deleted are not seen."""
         db = self.db()
         name = TABLE[track]
         if not self.manifest_path.is_file() or name not in _tables(db):
             raise UserError(
                 str(self.path), "the retrieval index was never built", "run `fintrade-tui index`"
             )
-        return db.open_table(name)
+        tbl = db.open_table(name)
+        version = self.manifest().get("versions", {}).get(name)
+        if version is not None and version != tbl.version:
+            tbl.checkout(version)
+        return tbl
+
+    def _roll_back(self, db, old: dict[str, Any]) -> None:
+        """Undo what a killed build wrote after the last manifest (its tables' later
+        versions): the index is then exactly as that manifest describes it. Under the lock."""
+        for stale in self.path.glob("manifest.*.tmp"):
+            stale.unlink(missing_ok=True)  # a killed writer's half-written manifest
+        versions = old.get("versions")
+        names = _tables(db)
+        if versions is not None and any(n not in names for n in versions):
+            # a killed model change dropped tables the manifest still names: start afresh
+            self.manifest_path.unlink()
+            old.update(filings={}, market={}, versions={})
+        if not self.manifest_path.is_file():
+            for name in TABLE.values():  # never committed: a killed first build
+                if name in names:
+                    db.drop_table(name)
+            old.pop("versions", None)
+            return
+        if versions is None:  # a manifest from before versions were recorded
+            return
+        for name in TABLE.values():
+            if name not in versions:
+                if name in names:
+                    db.drop_table(name)
+                continue
+            tbl = db.open_table(name)
+            if tbl.version != versions[name]:
+                tbl.restore(versions[name])
 
     def build(
         self,
@@ -239,6 +273,7 @@ class Index:
         progress = progress or (lambda label, total: lambda n=1: None)
         r = self.cfg.retrieval
         old = self.manifest()
+        self._roll_back(self.db(), old)
         model = self.model_key()
         if old.get("model") not in (None, model):
             # another model or option: no vector of the old one may stay beside the new ones
@@ -315,6 +350,8 @@ class Index:
             "model": model,
             "filings": kept_filings | keys,
             "market": kept_market | {c.id: _hash(c.embed_text) for c in market},
+            # what readers check out, and what the next build rolls back to after a kill
+            "versions": {name: db.open_table(name).version for name in TABLE.values()},
         }
         # last, and atomically: a crash or a kill before this means "embed those again"
         tmp = self.manifest_path.with_suffix(f".{os.getpid()}.tmp")

@@ -24,7 +24,7 @@ from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
 from fintrade_tui.retrieval import recency as _recency
 from fintrade_tui.retrieval.chunks import approx_tokens
-from fintrade_tui.retrieval.index import TABLE, Index
+from fintrade_tui.retrieval.index import Index
 
 MODES = ("dense", "text", "hybrid", "hybrid_rerank")
 RRF_K = 60  # the usual reciprocal-rank-fusion constant
@@ -205,7 +205,7 @@ def _tables(index: Index) -> dict[str, Any]:
     key = (str(index.path), stamp)
     if key not in _OPEN:
         tables: dict[str, Any] = {t: index.open_table(t) for t in ("filing", "market")}
-        tables["parents"] = index.db().open_table(TABLE["parents"])
+        tables["parents"] = index.open_table("parents")
         held: set[str] = set()
         for t in ("filing", "market"):
             tbl = tables[t]

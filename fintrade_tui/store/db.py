@@ -73,7 +73,7 @@ def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.building-{os.getpid()}")
-    for stale in (tmp, Path(f"{tmp}.wal")):
+    for stale in (tmp, Path(f"{tmp}.wal"), *_orphans(path)):
         stale.unlink(missing_ok=True)
     con = duckdb.connect(str(tmp))
     try:
@@ -89,3 +89,23 @@ def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
         for stale in (tmp, Path(f"{tmp}.wal")):
             stale.unlink(missing_ok=True)
         raise
+
+
+def _orphans(path: Path) -> list[Path]:
+    """Half-built stores a killed ingest left (its pid is gone): a kill runs no cleanup."""
+    out = []
+    for p in path.parent.glob(f".{path.name}.building-*"):
+        pid = p.name.rsplit("-", 1)[1].removesuffix(".wal")
+        if pid.isdigit() and not _running(int(pid)):
+            out.append(p)
+    return out
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
