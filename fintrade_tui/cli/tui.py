@@ -50,7 +50,9 @@ def check_keymap(keymap: dict[str, str], source: object = "config.yaml") -> None
     silently ignore the first and shadow a binding with the second)."""
     if not keymap:
         return
-    scopes = _binding_scopes()
+    from fintrade_tui.ui.binding_scopes import binding_scopes
+
+    scopes = binding_scopes()
     where = {i: name for name, ids in scopes.items() for i in ids}
     for bid, keys in keymap.items():
         at = f"{source}: key `ui.keymap.{bid}`"
@@ -66,31 +68,3 @@ def check_keymap(keymap: dict[str, str], source: object = "config.yaml") -> None
                 mine = {k.strip() for k in keymap.get(other, other_keys).split(",")}
                 if other != bid and key in mine:
                     raise UserError(at, f"{key} is already bound to {other}", "pick a free key")
-
-
-def _binding_scopes() -> dict[str, dict[str, str]]:
-    """class name -> {binding id: keys} for the app and every screen and widget class."""
-    import importlib
-    import inspect
-    import pkgutil
-
-    from textual.binding import Binding
-
-    import fintrade_tui.screens as screens
-    import fintrade_tui.ui as ui
-
-    scopes: dict[str, dict[str, str]] = {}
-    for pkg in (ui, screens):
-        for mod in pkgutil.iter_modules(pkg.__path__):
-            module = importlib.import_module(f"{pkg.__name__}.{mod.name}")
-            for name, cls in inspect.getmembers(module, inspect.isclass):
-                if cls.__module__ != module.__name__:
-                    continue
-                found = {
-                    b.id: b.key
-                    for b in cls.__dict__.get("BINDINGS", [])
-                    if isinstance(b, Binding) and b.id
-                }
-                if found:
-                    scopes[f"{module.__name__}.{name}"] = found
-    return scopes
