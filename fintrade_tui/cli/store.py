@@ -81,8 +81,9 @@ def snapshot(obj: Ctx, ticker: str, as_of: str, as_json: bool) -> None:
     """Prices, signals and fundamentals of TICKER as known after the close of --as-of."""
     from fintrade_tui.store.queries import snapshot as snap
 
+    day = parse_day(as_of, "--as-of")  # a bad date is named before the store is opened
     with obj.connect() as con:
-        s = snap(con, ticker, parse_day(as_of, "--as-of"))
+        s = snap(con, ticker, day)
     if as_json:
         emit_json(s)
         return
