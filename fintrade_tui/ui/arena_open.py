@@ -17,8 +17,8 @@ from textual.message import Message
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from fintrade_tui.runs.arena_core import freeze_heap, warm_litellm
 from fintrade_tui.safe_text import plain, printable
+from fintrade_tui.ui.arena_model import freeze_heap, warm_litellm
 
 
 class QuestionPicker(Vertical):

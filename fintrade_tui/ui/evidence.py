@@ -14,8 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from fintrade_tui.runs.arena_core import Row
 from fintrade_tui.safe_text import plain
+from fintrade_tui.ui.arena_model import Row
 
 
 class PassageScreen(ModalScreen[None]):

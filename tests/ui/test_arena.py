@@ -15,10 +15,10 @@ from fintrade_tui.config import Config, ModelConfig
 from fintrade_tui.judging.annotations import ScoreStore
 from fintrade_tui.questions.model import Question
 from fintrade_tui.questions.samples import aapl_fy2024
-from fintrade_tui.runs import arena_core as core
 from fintrade_tui.runs import llm
 from fintrade_tui.runs.evidence import CONDITIONS as CONDITIONS_ORDER
 from fintrade_tui.runs.records import RunStore
+from fintrade_tui.ui import arena_model as core
 from fintrade_tui.ui.app import FinTradeApp
 from tests.conftest import needs_bundle
 

@@ -9,7 +9,7 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.widget import Widget
 
-from fintrade_tui.runs.arena_core import Row
+from fintrade_tui.ui.arena_model import Row
 from fintrade_tui.ui.evidence import EvidencePanel, PassageScreen
 from fintrade_tui.ui.streaming import StreamingMarkdown
 

@@ -1,9 +1,13 @@
-"""Arena core helpers (no Textual): condition toggling and cycling, blind letters and order,
-pane labels, status lines, evidence rows and judge/human disagreements."""
+"""The Arena's view-model (`ui/arena_model.py`, no Textual): condition toggling and cycling,
+blind letters and order, pane labels, status lines, evidence rows, judge/human disagreements;
+and that it (with the faults' text, `ui/faults.py`) imports without Textual."""
 
 from __future__ import annotations
 
-from fintrade_tui.runs import arena_core as core
+import subprocess
+import sys
+
+from fintrade_tui.ui import arena_model as core
 
 CONDITIONS = ["no_rag", "indicator_rag", "oracle"]
 
@@ -42,3 +46,17 @@ def test_core_helpers() -> None:
     assert core.disagreements({"accuracy": 5, "clarity": 3}, {"accuracy": 3, "clarity": 2}, 2) == {
         "accuracy": (5, 3)
     }
+
+
+def test_the_view_model_imports_without_textual() -> None:
+    """It moved out of the runs core into the UI layer, still free of Textual: a fresh
+    interpreter importing it (and the faults' text) loads no Textual module."""
+    code = (
+        "import sys, fintrade_tui.ui.arena_model, fintrade_tui.ui.faults;"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    import importlib.util
+
+    assert importlib.util.find_spec("fintrade_tui.runs.arena_core") is None  # not in the core

@@ -1,6 +1,8 @@
-"""Arena core (no Textual): what the Arena screen shows, computed from plain data so it can be
-tested without a terminal — the condition set and its toggles, blind labels in a seeded order,
-a pane's clock and status line, evidence and tool-call rows, and the judge/human comparison.
+"""Arena view-model room (UI layer, no Textual import): what the Arena screen shows, computed
+from plain data so it can be tested without a terminal — the condition set and its toggles,
+blind labels in a seeded order, a pane's clock and status line, evidence and tool-call rows,
+the judge/human comparison, and the GC and litellm warm-up tweaks the screen makes while
+answers stream. (It lived in the runs core as `runs/arena_core.py`; nothing there used it.)
 """
 
 from __future__ import annotations
