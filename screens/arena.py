@@ -3,11 +3,13 @@
 Each pane runs in its own async worker on the event loop, consuming `Runner.stream(spec)` (the
 litellm call is async; the blocking evidence step already runs in a thread inside it) and
 feeding a `MarkdownStream`, so fragments that arrive faster than the screen draws are batched.
-A pane's failure stays in that pane. Cancelling a pane cancels its worker: the runner records
-the run as cancelled with the partial answer. Blind mode hides the conditions behind A/B/C in a
-seeded order until every pane is scored (or `v`). `s` scores the focused pane in a modal,
-`j` runs the LLM judge and the numeric audit on every completed pane and shows them inline.
-`read_only` with `run_ids` replays stored runs: answers, evidence and scores, no running.
+A pane's failure stays in that pane, with its reason and the retry key (`R`, `ui/faults.py`):
+it reruns that pane's condition only, the other panes streaming on. Cancelling a pane cancels
+its worker: the runner records the run as cancelled with the partial answer. Blind mode hides
+the conditions behind A/B/C in a seeded order until every pane is scored (or `v`). `s` scores
+the focused pane in a modal, `j` runs the LLM judge and the numeric audit on every completed
+pane and shows them inline. `read_only` with `run_ids` replays stored runs: answers, evidence
+and scores, no running.
 """
 
 from __future__ import annotations
@@ -26,12 +28,12 @@ from textual.widgets import Footer, Header, Markdown, Static
 
 from fintrade_tui.retrieval.indexing import pause_background, resume_background
 from fintrade_tui.runs import llm
-from fintrade_tui.runs.arena_core import (
+from fintrade_tui.runs.evidence import LABELS
+from fintrade_tui.ui.arena_model import (
     QUIET_GC,
     evidence_rows,
     ordered,
 )
-from fintrade_tui.runs.evidence import LABELS
 from fintrade_tui.ui.arena_open import ArenaOpening, QuestionPicker
 from fintrade_tui.ui.arena_panes import ArenaPanes
 from fintrade_tui.ui.evidence import EvidencePanel
@@ -42,7 +44,8 @@ from .score import ArenaScoring
 
 READ_ONLY_BLOCKED = {"run_all", "rerun", "cancel", "cancel_all", "model", "compare", "level"}
 READ_ONLY_BLOCKED |= {"toggle"}
-READ_ONLY_BLOCKED |= {"pick"}
+READ_ONLY_BLOCKED |= {"pick", "retry"}
+RETRY = "arena.retry"  # the binding id of the retry key (remappable in `ui.keymap`)
 
 
 class ArenaScreen(FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, Screen):
@@ -62,6 +65,7 @@ class ArenaScreen(FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, Screen):
         Binding("r", "run_all", "Run", id="arena.run"),
         Binding("e", "rerun", "Re-run", id="arena.rerun"),
         Binding("x", "cancel", "Cancel", id="arena.cancel"),
+        Binding("R", "retry", "Retry failed", show=False, id=RETRY),
         Binding("X", "cancel_all", "Cancel all", show=False, id="arena.cancel_all"),
         Binding("m", "model", "Model", show=False, id="arena.model"),
         Binding("M", "compare", "Compare model", show=False, id="arena.compare"),
@@ -257,6 +261,26 @@ class ArenaScreen(FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, Screen):
     def action_rerun(self) -> None:
         if self.current is not None and self._can_run():
             self._start(self.current)
+
+    def retry_key(self) -> str:
+        """The retry key as the analyst has it (remapped in `ui.keymap` or the default)."""
+        keys = self.cfg.ui.keymap.get(RETRY) or next(
+            b.key for b in self.BINDINGS if isinstance(b, Binding) and b.id == RETRY
+        )
+        return keys.split(",")[0].strip()
+
+    def action_retry(self) -> None:
+        """Rerun the focused pane if its model failed, else every failed pane; each reruns
+        its own condition only, the panes still streaming or done are left alone."""
+        failed = [p for p in self.panes() if p.fault is not None and not p.running]
+        if not failed:
+            self.say("no failed pane to retry (e re-runs the focused pane)", error=True)
+            return
+        if self._can_run():
+            targets = [self.current] if self.current in failed else failed
+            for pane in targets:
+                self._start(pane)
+            self.say(f"retrying {', '.join(p.label for p in targets)}")
 
     def action_cancel(self) -> None:
         if self.current is not None and self.current.running:

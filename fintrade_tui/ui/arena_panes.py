@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from fintrade_tui.runs.arena_core import LEVELS, blind_order, cycle, pane_label, toggle
+from fintrade_tui.ui.arena_model import LEVELS, blind_order, cycle, pane_label, toggle
 from fintrade_tui.ui.panes import AnswerPane
 
 
@@ -40,13 +40,15 @@ class ArenaPanes:
             self.evidence_for(None)
 
     def _new_pane(self, condition: str, key: str, model: str = "") -> AnswerPane:
-        return AnswerPane(
+        pane = AnswerPane(
             condition,
             key,
             model=model,
             hide_timings=self.hide_timings,
             threshold=self.cfg.judging.disagreement,
         )
+        pane.retry_key = None if self.records else self.retry_key()  # a replay retries nothing
+        return pane
 
     def _live_keys(self) -> list[tuple[str, str, str]]:
         """(condition, pane key, model) of the live panes: each condition, for each model (the

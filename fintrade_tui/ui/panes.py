@@ -17,20 +17,11 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import LoadingIndicator, Markdown, Static
 
-from fintrade_tui.judging.annotations import DIMENSIONS
-from fintrade_tui.runs.arena_core import (
-    Clock,
-    audit_rows,
-    disagreements,
-    prf_line,
-    record_status,
-    scores_text,
-    status_line,
-)
-from fintrade_tui.safe_text import plain
+from fintrade_tui.ui import faults
+from fintrade_tui.ui.arena_model import Clock, record_status, status_line
+from fintrade_tui.ui.pane_text import flags_text, score_text, screened_flags
 from fintrade_tui.ui.streaming import StreamingMarkdown, update_steady
 
-VERDICT_STYLE = {"SUPPORTED": "green", "CONTRADICTED": "bold red", "NOT_FOUND": "yellow"}
 FINISHED = ("completed", "error", "timeout", "cancelled", "interrupted")
 # Panes answering at the same pace would move up in the same frame and repaint all of
 # themselves at once; a pane that still has room waits this long after another moved.
@@ -56,6 +47,7 @@ class AnswerPane(Vertical, can_focus=True):
     AnswerPane Markdown { margin: 0; padding: 0 1; }
     AnswerPane .pane-scores { height: auto; padding: 0 1; }
     AnswerPane .pane-flags { height: auto; padding: 0 1; color: $warning; }
+    AnswerPane > .pane-fault { height: auto; max-height: 6; padding: 0 1; color: $error; }
     AnswerPane > .pane-status { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
     AnswerPane.-failed > .pane-status { color: $error; }
     """
@@ -109,6 +101,8 @@ class AnswerPane(Vertical, can_focus=True):
         self.waited = False  # it let another pane move first (see `_follow`)
         self.streaming = False  # an answer is coming in (the Arena settles panes after all end)
         self.flags: list[dict[str, Any]] | None = None  # the run's latest fatal-flaw screening
+        self.fault: faults.Fault | None = None  # why the run failed (shown above the status)
+        self.retry_key: str | None = None  # the key that retries it (the screen sets it)
 
     def compose(self) -> ComposeResult:
         yield Static(classes="pane-title")
@@ -117,12 +111,15 @@ class AnswerPane(Vertical, can_focus=True):
             yield StreamingMarkdown()
             yield Static(classes="pane-flags")
             yield Static(classes="pane-scores")
+        # outside the scrolling body: a fault stays in view however far the answer scrolled
+        yield Static(classes="pane-fault")
         yield Static(self.status, classes="pane-status")
 
     def on_mount(self) -> None:
         self.query_one(LoadingIndicator).display = False
         self.query_one(".pane-scores", Static).display = False
         self.query_one(".pane-flags", Static).display = False
+        self.query_one(".pane-fault", Static).display = False
 
     @cached_property
     def markdown(self) -> Markdown:
@@ -162,6 +159,7 @@ class AnswerPane(Vertical, can_focus=True):
         self.run_id, self.end, self.evidence, self.tool_calls = None, None, None, None
         self.judge, self.human, self.error = None, None, None
         self.show_flags(None)
+        self.show_fault(None)
         self.clock = Clock()
         self.remove_class("-failed")
         await self.markdown.update("")
@@ -251,6 +249,8 @@ class AnswerPane(Vertical, can_focus=True):
         self.query_one(LoadingIndicator).display = False
         self.error = error
         self.set_class(status in ("error", "timeout"), "-failed")
+        answer = self.end.get("answer") if self.end else self.markdown.source
+        self.show_fault(faults.fault(status, error, answer))
         self.set_status(status)
 
     async def replay(self, run: dict[str, Any]) -> None:
@@ -262,6 +262,7 @@ class AnswerPane(Vertical, can_focus=True):
         self.error = run.get("error")
         await self.markdown.update(run.get("answer") or "")
         self.set_class(run.get("status") in ("error", "timeout"), "-failed")
+        self.show_fault(faults.fault(run.get("status") or "", self.error, run.get("answer")))
         self.set_status(run.get("status") or "?")
         self.load_flags()
 
@@ -270,17 +271,28 @@ class AnswerPane(Vertical, can_focus=True):
         self.refresh_status()
 
     def refresh_status(self) -> None:
-        """Redraw the status line (timings tick while running)."""
+        """Redraw the status line (timings tick while running); a fault's reason is in its
+        block above, the line names only its kind."""
+        error = self.fault.label if self.fault else self.error
         if self.end is not None:
-            line = record_status(self.end | {"status": self.status}, self.hide_timings)
+            run = self.end | {"status": self.status, "error": error}
+            line = record_status(run, self.hide_timings)
         elif self.clock is not None:
             c = self.clock
             line = status_line(
-                self.status, c.ttft(), c.rate(), c.elapsed(), self.error, self.hide_timings
+                self.status, c.ttft(), c.rate(), c.elapsed(), error, self.hide_timings
             )
         else:
-            line = status_line(self.status, error=self.error)
+            line = status_line(self.status, error=error)
         update_steady(self.query_one(".pane-status", Static), Text(line))  # ticks while running
+
+    def show_fault(self, fault: faults.Fault | None) -> None:
+        """The fault block: the reason, a cut answer marked, the retry key (none in a replay)."""
+        self.fault = fault
+        view = self.query_one(".pane-fault", Static)
+        view.display = fault is not None
+        if fault is not None:
+            view.update(Text("\n".join(faults.fault_lines(fault, self.retry_key))))
 
     # -- scores --
     def show_scores(self) -> None:
@@ -326,90 +338,3 @@ class AnswerPane(Vertical, can_focus=True):
     def _flags_loaded(self, run_id: str, flags: list[dict[str, Any]] | None, note: str) -> None:
         if run_id == self.run_id:  # not a pane reset for another run since
             self.show_flags(flags, note)
-
-
-def screened_flags(app: Any, run_id: str) -> list[dict[str, Any]]:
-    """The flags of a run's latest screening; a completed run never screened is screened
-    now by the deterministic checks (the store's company names when the app has a store)."""
-    from fintrade_tui.judging.flaws import DETERMINISTIC, FlagStore, deterministic_flags
-    from fintrade_tui.questions.model import Question
-    from fintrade_tui.runs.records import COMPLETED, RunStore
-    from fintrade_tui.store.workspace import load_questions
-
-    # this thread's own cursors: the shared connection refuses a second call at once
-    ws, con = app.workspace(), (app.store() if app.cfg.store.exists() else None)
-    try:
-        store = FlagStore(ws)
-        found = store.latest([run_id]).get(run_id)
-        if found is None:
-            run = RunStore(ws, read_only=True).get(run_id)
-            if run["status"] != COMPLETED or not run.get("answer"):
-                return []
-            qs = load_questions(ws, ids=[run["question_id"]])
-            q = qs[0] if qs else Question(run["question_id"], "?", "?", "", as_of=run.get("as_of"))
-            found = store.save(run_id, deterministic_flags(run, q, con), [DETERMINISTIC])
-        return found["flags"]
-    finally:
-        ws.close()
-        if con is not None:
-            con.close()
-
-
-def flags_text(flags: list[dict[str, Any]], note: str = "") -> Text:
-    """The pane's flag lines: "⚑ wrong_period: 2025-09-30 after as-of 2025-06-30"."""
-    from fintrade_tui.judging.flaws import flag_line
-
-    t = plain("\n".join(flag_line(f) for f in flags))
-    if note:
-        t.append(("\n" if flags else "") + note, "dim")
-    return t
-
-
-def score_text(
-    human: dict[str, Any] | None, judge: dict[str, Any] | None, judging: bool, threshold: int
-) -> Text:
-    """The inline scores block of a pane."""
-    t = Text()
-    differ = disagreements(
-        judge if judge and judge.get("status") == "ok" else None, human, threshold
-    )
-    if human:
-        t.append("You: ", "bold")
-        t.append(scores_text(human))
-        if human.get("preference"):
-            t.append(f" · prefers {human['preference']}")
-        if human.get("note"):
-            t.append(f"\n  note: {human['note']}", "italic")
-        t.append("\n")
-    if judging:
-        t.append("judging…\n", "italic")
-    if not judge:
-        return t
-    detail = judge.get("detail") or {}
-    t.append(f"Judge ({judge.get('annotator')}): ", "bold")
-    if judge.get("status") != "ok":
-        t.append(f"failed — {detail.get('error') or 'no valid output'}\n", "red")
-    else:
-        t.append(scores_text(judge) + "\n")
-        why = detail.get("justifications") or {}
-        for d in DIMENSIONS:
-            style = "bold reverse red" if d in differ else ""
-            t.append(f"  {d} {judge.get(d)}", style or "bold")
-            if d in differ:
-                t.append(f" (you {differ[d][1]})", style)
-            t.append(f": {why.get(d, '')}\n")
-        t.append(prf_line(detail.get("golden_prf")) + "\n")
-    audit = detail.get("audit")
-    rows = audit_rows(audit)
-    if audit is not None:
-        s = audit.get("summary") or {}
-        t.append(
-            f"Audit: {len(rows)} figures, {s.get('SUPPORTED', 0)} supported, "
-            f"{s.get('CONTRADICTED', 0)} contradicted, {s.get('NOT_FOUND', 0)} not found\n",
-            "bold",
-        )
-    for verdict, line in rows:
-        t.append(f"  {verdict:<12}", VERDICT_STYLE.get(verdict, ""))
-        t.append(line + "\n")
-    t.rstrip()
-    return t

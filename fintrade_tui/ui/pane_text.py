@@ -1,0 +1,102 @@
+"""Arena pane text (UI room): the fatal-flaw screen's flags under an answer (read, or screened
+now for a completed run never screened) and the inline scores block (the analyst's, the judge's
+with its justifications, golden P/R/F1 and the numeric audit)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from fintrade_tui.judging.annotations import DIMENSIONS
+from fintrade_tui.safe_text import plain
+from fintrade_tui.ui.arena_model import audit_rows, disagreements, prf_line, scores_text
+
+VERDICT_STYLE = {"SUPPORTED": "green", "CONTRADICTED": "bold red", "NOT_FOUND": "yellow"}
+
+
+def screened_flags(app: Any, run_id: str) -> list[dict[str, Any]]:
+    """The flags of a run's latest screening; a completed run never screened is screened
+    now by the deterministic checks (the store's company names when the app has a store)."""
+    from fintrade_tui.judging.flaws import DETERMINISTIC, FlagStore, deterministic_flags
+    from fintrade_tui.questions.model import Question
+    from fintrade_tui.runs.records import COMPLETED, RunStore
+    from fintrade_tui.store.workspace import load_questions
+
+    # this thread's own cursors: the shared connection refuses a second call at once
+    ws, con = app.workspace(), (app.store() if app.cfg.store.exists() else None)
+    try:
+        store = FlagStore(ws)
+        found = store.latest([run_id]).get(run_id)
+        if found is None:
+            run = RunStore(ws, read_only=True).get(run_id)
+            if run["status"] != COMPLETED or not run.get("answer"):
+                return []
+            qs = load_questions(ws, ids=[run["question_id"]])
+            q = qs[0] if qs else Question(run["question_id"], "?", "?", "", as_of=run.get("as_of"))
+            found = store.save(run_id, deterministic_flags(run, q, con), [DETERMINISTIC])
+        return found["flags"]
+    finally:
+        ws.close()
+        if con is not None:
+            con.close()
+
+
+def flags_text(flags: list[dict[str, Any]], note: str = "") -> Text:
+    """The pane's flag lines: "⚑ wrong_period: 2025-09-30 after as-of 2025-06-30"."""
+    from fintrade_tui.judging.flaws import flag_line
+
+    t = plain("\n".join(flag_line(f) for f in flags))
+    if note:
+        t.append(("\n" if flags else "") + note, "dim")
+    return t
+
+
+def score_text(
+    human: dict[str, Any] | None, judge: dict[str, Any] | None, judging: bool, threshold: int
+) -> Text:
+    """The inline scores block of a pane."""
+    t = Text()
+    differ = disagreements(
+        judge if judge and judge.get("status") == "ok" else None, human, threshold
+    )
+    if human:
+        t.append("You: ", "bold")
+        t.append(scores_text(human))
+        if human.get("preference"):
+            t.append(f" · prefers {human['preference']}")
+        if human.get("note"):
+            t.append(f"\n  note: {human['note']}", "italic")
+        t.append("\n")
+    if judging:
+        t.append("judging…\n", "italic")
+    if not judge:
+        return t
+    detail = judge.get("detail") or {}
+    t.append(f"Judge ({judge.get('annotator')}): ", "bold")
+    if judge.get("status") != "ok":
+        t.append(f"failed — {detail.get('error') or 'no valid output'}\n", "red")
+    else:
+        t.append(scores_text(judge) + "\n")
+        why = detail.get("justifications") or {}
+        for d in DIMENSIONS:
+            style = "bold reverse red" if d in differ else ""
+            t.append(f"  {d} {judge.get(d)}", style or "bold")
+            if d in differ:
+                t.append(f" (you {differ[d][1]})", style)
+            t.append(f": {why.get(d, '')}\n")
+        t.append(prf_line(detail.get("golden_prf")) + "\n")
+    audit = detail.get("audit")
+    rows = audit_rows(audit)
+    if audit is not None:
+        s = audit.get("summary") or {}
+        t.append(
+            f"Audit: {len(rows)} figures, {s.get('SUPPORTED', 0)} supported, "
+            f"{s.get('CONTRADICTED', 0)} contradicted, {s.get('NOT_FOUND', 0)} not found\n",
+            "bold",
+        )
+    for verdict, line in rows:
+        t.append(f"  {verdict:<12}", VERDICT_STYLE.get(verdict, ""))
+        t.append(line + "\n")
+    t.rstrip()
+    return t
