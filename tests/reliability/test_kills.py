@@ -1,0 +1,476 @@
+"""SIGKILL tests (issue 20): the real binary killed at 3 points of each writing command.
+
+Each test asserts (a) the store / index / workspace is as before or holds the command's
+complete result, never half of it (read from a copy, so the check never alters the files);
+(b) the same command run again succeeds with no repair and gives the complete result;
+(c) no process the command started is alive 2 s after the kill.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from tests.conftest import BUNDLE, needs_bundle, synthetic_prices
+from tests.reliability.kill_harness import descendants, open_files, run, run_and_kill
+
+pytestmark = needs_bundle
+FILINGS = BUNDLE / "fintradebench/filings/AAPL"
+# four 10-Qs: ingest parses 4+ filings in its two worker processes (fewer run in-process)
+QUARTERS = ("2024-02-02", "2024-05-03", "2024-08-02", "2025-01-31")
+ANSWER = "Apple's ROE was 1.6 as of the quarter [E1]."
+JUDGED = {
+    k: {"score": s, "justification": "because"}
+    for k, s in (("accuracy", 4), ("completeness", 3), ("relevance", 4), ("clarity", 5))
+}
+JUDGED |= {"metrics_used": ["ROE"], "fundamental_integration": 4,
+           "trading_signal_integration": 1, "reasoning_depth": 3}  # fmt: skip
+N_QUESTIONS, N_IMPORTED = 1000, 1500
+
+
+def _bundle(root: Path, quarters: tuple[str, ...]) -> Path:
+    """mini_bundle's layout (two synthetic tickers, reference tables) with these AAPL 10-Qs."""
+    b = root / "bundle"
+    for src in ("prices-yahoo", "reference", "fintradebench/filings/AAPL"):
+        (b / src).mkdir(parents=True)
+    for i, t in enumerate(("AAPL", "MSFT")):
+        synthetic_prices("2021-06-01", 1000, seed=i).to_csv(b / "prices-yahoo" / f"{t}.csv")
+    ref = b / "reference"
+    ref.joinpath("nasdaq100_sectors.csv").write_text(
+        "Ticker,Company Name,Sector,Industry,Country\n"
+        "AAPL,Apple Inc.,Technology,Consumer Electronics,United States\n"
+        "MSFT,Microsoft Corporation,Technology,Software,United States\n"
+    )
+    ref.joinpath("nasdaq100_all_historical_tickers.csv").write_text("ticker\nAAPL\nMSFT\n")
+    ref.joinpath("nasdaq100_component_changes.csv").write_text(
+        "date,added_ticker,removed_ticker\n2010-01-04,MSFT,XYZ\n"
+    )
+    for day in quarters:
+        (src,) = FILINGS.glob(f"10-Q_{day}_*.htm")
+        shutil.copyfile(src, b / "fintradebench/filings/AAPL" / src.name)
+    return b
+
+
+def _config(folder: Path, bundle: Path, store: Path, index: Path | None = None) -> Path:
+    delay = "mock_delay: 0.5"  # each answer takes a moment: kills land between runs
+    text = f"""bundle: {bundle}
+store: {store}
+workspace: {folder / "ws.duckdb"}
+retrieval:
+  index: {index or folder / "index"}
+models:
+  mock:
+    model: openai/gpt-4o-mini
+    extra: {{mock_response: {json.dumps(ANSWER)}, {delay}}}
+  judge:
+    model: openai/gpt-4o-mini
+    extra: {{mock_response: {json.dumps(json.dumps(JUDGED))}, {delay}}}
+judging:
+  model: judge
+"""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.yaml").write_text(text)
+    return folder / "config.yaml"
+
+
+def _ok(args: list[str]) -> str:
+    res = run(args)
+    assert res.returncode == 0, res.stdout + res.stderr
+    return res.stdout
+
+
+def _sha(path: Path) -> str | None:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+
+
+def _tables(db: Path, skip: dict[str, str] | None = None) -> dict[str, tuple[int, str]]:
+    """Rows and a content digest per table, read from a copy of the file and its WAL (the
+    way the next process would see them, without touching the files under test)."""
+    if not db.is_file():
+        return {}
+    copy = db.with_name(f"probe-{db.name}")
+    shutil.copyfile(db, copy)
+    wal = Path(f"{db}.wal")
+    if wal.is_file():
+        shutil.copyfile(wal, f"{copy}.wal")
+    out = {}
+    with duckdb.connect(str(copy), read_only=True) as con:
+        for (t,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall():
+            where = (skip or {}).get(t, "true")
+            out[t] = con.execute(
+                f"SELECT count(*), md5(coalesce(string_agg(CAST(x AS VARCHAR), chr(10)"
+                f" ORDER BY CAST(x AS VARCHAR)), '')) FROM (SELECT {t} AS x FROM {t}"
+                f" WHERE {where})"
+            ).fetchone()
+    copy.unlink()
+    Path(f"{copy}.wal").unlink(missing_ok=True)
+    return out
+
+
+def _rows(db: Path, sql: str, probe: str = "probe") -> list[tuple]:
+    copy = db.with_name(f"{probe}-{db.name}")
+    shutil.copyfile(db, copy)
+    if Path(f"{db}.wal").is_file():
+        shutil.copyfile(f"{db}.wal", f"{copy}.wal")
+    with duckdb.connect(str(copy), read_only=True) as con:
+        rows = con.execute(sql).fetchall()
+    copy.unlink()
+    Path(f"{copy}.wal").unlink(missing_ok=True)
+    return rows
+
+
+STORE_SKIP = {"meta": "key <> 'built_at'"}  # the one value two builds of a bundle differ in
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Built once: the bundle and its store, a question file, the workspace after `questions
+    import` and after a complete `run`, a big question file and a big run file to import."""
+    root = tmp_path_factory.mktemp("kills")
+    bundle = _bundle(root, QUARTERS)
+    cfg = _config(root / "base", bundle, root / "base" / "store.duckdb")
+    _ok(["--config", str(cfg), "ingest", "--json"])
+    questions = root / "questions.jsonl"
+    questions.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"Q{i}",
+                    "text": f"What was AAPL's ROE at the end of {y}?",
+                    "category": "F",
+                    "as_of": f"{y}-12-31",
+                    "tickers": ["AAPL"],
+                    "golden_raw": ["ROE"],
+                }  # fmt: skip
+            )
+            + "\n"
+            for i, y in enumerate((2022, 2023, 2024))
+        )
+    )
+    _ok(["--config", str(cfg), "questions", "import", str(questions), "--json"])
+    shutil.copyfile(root / "base" / "ws.duckdb", root / "ws-questions.duckdb")
+    _ok(["--config", str(cfg), *RUN_ARGS])
+    shutil.copyfile(root / "base" / "ws.duckdb", root / "ws-runs.duckdb")
+    many = root / "many_questions.jsonl"
+    with many.open("w") as fh:
+        for i in range(N_QUESTIONS):
+            q = {"id": f"K{i}", "text": f"What was AAPL's ROE at the end of {2022 + i % 3}?",
+                 "category": "F", "tickers": ["AAPL"], "golden_raw": ["ROE"]}  # fmt: skip
+            fh.write(json.dumps(q) + "\n")
+    imported = root / "many_runs.jsonl"
+    with imported.open("w") as fh:
+        for i in range(N_IMPORTED):
+            r = {"question_id": f"Q{i % 3}", "model": f"ext{i // 3}", "condition": "closed-book",
+                 "answer": f"answer {i} " * 20, "label": "correct"}  # fmt: skip
+            fh.write(json.dumps(r) + "\n")
+    return {"root": root, "bundle": bundle, "store": root / "base" / "store.duckdb",
+            "questions": questions, "many": many, "imported": imported}  # fmt: skip
+
+
+def _folder(base: dict, tmp_path: Path, workspace: str | None = None) -> tuple[Path, Path]:
+    """A test's own folder: a copy of the store (and of a workspace), its config."""
+    store = tmp_path / "store.duckdb"
+    shutil.copyfile(base["store"], store)
+    if workspace:
+        shutil.copyfile(base["root"] / workspace, tmp_path / "ws.duckdb")
+    return _config(tmp_path, base["bundle"], store), tmp_path / "ws.duckdb"
+
+
+def _kill(cfg: Path, args: list[str], **point):
+    out = run_and_kill(["--config", str(cfg), *args], **point)
+    assert out.killed, f"ended before its kill point (rc {out.returncode}): {out.stderr[-500:]}"
+    assert out.survivors == [], f"outlived the kill: {out.survivors}"
+    return out
+
+
+def _appears(pattern: Path):
+    return lambda pid: any(pattern.parent.glob(pattern.name))
+
+
+def _workers(n: int):
+    return lambda pid: len(descendants(pid)) >= n
+
+
+def _writing(pattern: Path):
+    """Rows are going into the file: its WAL exists or it has grown past its empty size (a
+    fixed delay after it appears missed the window when the build was quick)."""
+
+    def check(pid: int) -> bool:
+        for p in pattern.parent.glob(pattern.name):
+            try:
+                if p.name.endswith(".wal") or p.stat().st_size > 1 << 20:
+                    return True
+            except OSError:  # renamed into place meanwhile
+                continue
+        return False
+
+    return check
+
+
+def _opened(path: Path):
+    """The command holds `path` open (it is reading or writing it)."""
+    return lambda pid: str(path) in open_files(pid)
+
+
+def _grows(path: Path):
+    """The file got larger than it is now (a checkpoint writing into the workspace)."""
+    size = path.stat().st_size
+    return lambda pid: path.stat().st_size > size
+
+
+def _count_at_least(ws: Path, sql: str, k: int):
+    """`sql` counts k+ rows in what the command committed so far (read from a copy)."""
+
+    def check(pid: int) -> bool:
+        try:
+            return _rows(ws, sql, probe="poll")[0][0] >= k
+        except (duckdb.Error, OSError):  # a WAL copied mid-append: look again
+            return False
+
+    return check
+
+
+def _point(spec: dict, folder: Path) -> dict:
+    """A kill point's predicate made for this test's folder."""
+    spec = dict(spec)
+    what = spec.pop("on", None)
+    if what is None:
+        return spec
+    kind, name, *arg = what
+    path = folder / name
+    spec["watch"] = folder  # checked at each file event there, not only every 10 ms
+    spec["when"] = {
+        "appears": lambda: _appears(path),
+        "writing": lambda: _writing(path),
+        "opened": lambda: _opened(path),
+        "grows": lambda: _grows(path),
+        "count": lambda: _count_at_least(path, *arg),
+    }[kind]()
+    return spec
+
+
+# --- ingest ---------------------------------------------------------------------------------
+
+BUILDING = ".store.duckdb.building-*"
+INGEST_POINTS = {
+    "parsing in the worker pool": dict(when=_workers(2), delay=0.5),
+    "new store file created": dict(on=("appears", BUILDING)),
+    "writing the new store": dict(on=("writing", BUILDING)),
+}
+
+
+@pytest.mark.parametrize("point", INGEST_POINTS)
+def test_kill_ingest(base: dict, tmp_path: Path, point: str) -> None:
+    cfg, _ = _folder(base, tmp_path)
+    store = tmp_path / "store.duckdb"
+    before, complete = _sha(store), _tables(base["store"], STORE_SKIP)
+    out = _kill(cfg, ["ingest", "--json"], **_point(INGEST_POINTS[point], tmp_path))
+    if point == "parsing in the worker pool":
+        assert out.seen >= 2  # the two iXBRL parsers were running, and died with it
+    else:
+        assert list(tmp_path.glob(BUILDING))  # killed mid-build
+    assert _sha(store) == before  # the old store, byte for byte (the swap is the last step)
+    _ok(["--config", str(cfg), "ingest", "--json"])
+    assert _tables(store, STORE_SKIP) == complete
+    assert not list(tmp_path.glob(".store.duckdb.building*"))  # the killed build is swept
+
+
+# --- index ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def index_base(base: dict) -> dict:
+    """A one-filing store (a small index) and its index built without a kill."""
+    root = base["root"] / "index"
+    bundle = _bundle(root, QUARTERS[2:3])
+    cfg = _config(root, bundle, root / "store.duckdb")
+    _ok(["--config", str(cfg), "ingest", "--json"])
+    summary = json.loads(_ok(["--config", str(cfg), "index", "--json"]))
+    return {"store": root / "store.duckdb", "bundle": bundle, "summary": summary,
+            "counts": _index_counts(cfg)}  # fmt: skip
+
+
+def _index_counts(cfg: Path) -> dict | None:
+    """Rows per table as a reader sees the index (None: never built) and the filings its
+    manifest holds."""
+    from fintrade_tui.config import load_config
+    from fintrade_tui.errors import UserError
+    from fintrade_tui.retrieval.index import TABLE, Index
+
+    index = Index(load_config(cfg))
+    try:
+        seen = {t: index.open_table(t).count_rows() for t in TABLE}
+    except UserError:
+        return None
+    return seen | {"filings": sorted(index.manifest()["filings"])}
+
+
+INDEX_POINTS = {
+    "chunking, loading the embedder": dict(on=("opened", "store.duckdb"), delay=1.0),
+    "filing table being written": dict(on=("appears", "index/filing_chunks.lance")),
+    "text index, before the manifest": dict(on=("appears", "index/filing_chunks.lance/_indices")),
+}
+
+
+@pytest.mark.parametrize("point", INDEX_POINTS)
+def test_kill_index(index_base: dict, tmp_path: Path, point: str) -> None:
+    import lancedb
+
+    from fintrade_tui.retrieval.index import TABLE
+
+    shutil.copyfile(index_base["store"], tmp_path / "store.duckdb")
+    cfg = _config(tmp_path, index_base["bundle"], tmp_path / "store.duckdb")
+    _kill(cfg, ["index", "--json"], **_point(INDEX_POINTS[point], tmp_path))
+    assert _index_counts(cfg) is None  # killed before its manifest: reads as never built
+    again = json.loads(_ok(["--config", str(cfg), "index", "--json"]))
+    keys = ("filings", "filing_chunks", "market_chunks")
+    assert {k: again[k] for k in keys} == {k: index_base["summary"][k] for k in keys}
+    assert _index_counts(cfg) == index_base["counts"]
+    db = lancedb.connect(str(tmp_path / "index"))  # the newest versions too: no row twice
+    newest = {t: db.open_table(n).count_rows() for t, n in TABLE.items()}
+    assert newest == {t: index_base["counts"][t] for t in TABLE}
+
+
+# --- run ------------------------------------------------------------------------------------
+
+RUN_ARGS = ["run", "-q", "Q*", "-m", "mock", "-c", "no_rag,oracle", "--concurrency", "1",
+            "--batch", "k", "--json"]  # fmt: skip
+RUNS_DONE = "SELECT count(*) FROM runs WHERE status = 'completed'"
+RUN_POINTS = {k: dict(on=("count", "ws.duckdb", RUNS_DONE, k)) for k in (1, 3, 5)}
+KEYS = sorted((f"Q{i}", c) for i in range(3) for c in ("no_rag", "oracle"))
+
+
+def _run_states(ws: Path) -> list[tuple]:
+    return _rows(ws, "SELECT question_id, condition, status, answer FROM runs WHERE batch = 'k'")
+
+
+@pytest.mark.parametrize("done", RUN_POINTS)
+def test_kill_run(base: dict, tmp_path: Path, done: int) -> None:
+    """Killed after 1, 3 or 5 of the batch's 6 runs completed."""
+    cfg, ws = _folder(base, tmp_path, "ws-questions.duckdb")
+    questions = _tables(ws)["questions"]
+    _kill(cfg, RUN_ARGS, **_point(RUN_POINTS[done], tmp_path))
+    rows = _run_states(ws)
+    assert _tables(ws)["questions"] == questions
+    # a run is complete (its whole answer) or not marked complete: never half an answer
+    assert all(a == ANSWER for *_, s, a in rows if s == "completed"), rows
+    completed = {(q, c) for q, c, s, _ in rows if s == "completed"}
+    assert done <= len(completed) < len(KEYS)
+    _ok(["--config", str(cfg), *RUN_ARGS])
+    after = _run_states(ws)
+    assert sorted((q, c) for q, c, s, a in after if s == "completed" and a == ANSWER) == KEYS
+    # the runs completed before the kill were kept, not run again
+    assert completed <= {(q, c) for q, c, s, _ in after if s == "completed"}
+
+
+# --- judge ----------------------------------------------------------------------------------
+
+JUDGE_ARGS = ["judge", "--concurrency", "1", "--json"]
+VERDICTS = "SELECT count(*) FROM scores WHERE kind = 'llm'"
+JUDGE_POINTS = {k: dict(on=("count", "ws.duckdb", VERDICTS, k)) for k in (1, 3, 5)}
+SCORE_SQL = (
+    "SELECT run_id, kind, annotator, version, accuracy, completeness, relevance, clarity,"
+    " status FROM scores WHERE kind = 'llm'"
+)
+VERDICT = ("judge", 1, 4, 3, 4, 5, "ok")
+
+
+@pytest.mark.parametrize("done", JUDGE_POINTS)
+def test_kill_judge(base: dict, tmp_path: Path, done: int) -> None:
+    """Killed after 1, 3 or 5 of the 6 runs' verdicts were saved."""
+    cfg, ws = _folder(base, tmp_path, "ws-runs.duckdb")
+    runs = _tables(ws)["runs"]
+    _kill(cfg, JUDGE_ARGS, **_point(JUDGE_POINTS[done], tmp_path))
+    assert _tables(ws)["runs"] == runs
+    scores = _rows(ws, SCORE_SQL)
+    assert all(r[2:] == VERDICT for r in scores), scores  # whole verdicts only
+    assert done <= len(scores) < len(KEYS)
+    _ok(["--config", str(cfg), *JUDGE_ARGS])
+    after = _rows(ws, SCORE_SQL)
+    ids = {r[0] for r in _rows(ws, "SELECT id FROM runs WHERE batch = 'k'")}
+    assert sorted(r[0] for r in after) == sorted(ids)  # each run judged once
+    assert all(r[2:] == VERDICT for r in after) and set(scores) <= set(after)
+
+
+# --- questions import -----------------------------------------------------------------------
+
+QUESTION_POINTS = {
+    "transaction in progress": dict(on=("opened", "ws.duckdb"), delay=0.15),
+    "commit being written": dict(on=("appears", "ws.duckdb.wal")),
+    "checkpoint into the file": dict(on=("grows", "ws.duckdb")),
+}
+
+
+@pytest.mark.parametrize("point", QUESTION_POINTS)
+def test_kill_questions_import(base: dict, tmp_path: Path, point: str) -> None:
+    cfg, ws = _folder(base, tmp_path, "ws-questions.duckdb")
+    before = _tables(ws)
+    args = ["questions", "import", str(base["many"]), "--json"]
+    _kill(cfg, args, **_point(QUESTION_POINTS[point], tmp_path))
+    n = _rows(ws, "SELECT count(*) FROM questions WHERE id LIKE 'K%'")[0][0]
+    assert n in (0, N_QUESTIONS)  # all of the file's questions, or none
+    if n == 0:
+        assert _tables(ws) == before
+    assert json.loads(_ok(["--config", str(cfg), *args]))["questions"] == N_QUESTIONS
+    assert _rows(ws, "SELECT count(*) FROM questions WHERE id LIKE 'K%'")[0][0] == N_QUESTIONS
+    assert _tables(ws)["runs"] == before["runs"]
+
+
+# --- runs import ----------------------------------------------------------------------------
+
+IMPORT_POINTS = {
+    "transaction in progress": dict(on=("opened", "store.duckdb"), delay=0.5),
+    "commit being written": dict(on=("appears", "ws.duckdb.wal")),
+    "checkpoint into the file": dict(on=("grows", "ws.duckdb")),
+}
+
+
+@pytest.mark.parametrize("point", IMPORT_POINTS)
+def test_kill_runs_import(base: dict, tmp_path: Path, point: str) -> None:
+    cfg, ws = _folder(base, tmp_path, "ws-runs.duckdb")
+    before = _tables(ws)
+    args = ["runs", "import", str(base["imported"]), "--json"]
+    _kill(cfg, args, **_point(IMPORT_POINTS[point], tmp_path))
+    count = "SELECT count(*) FROM runs WHERE model LIKE 'ext%'"
+    n = _rows(ws, count)[0][0]
+    assert n in (0, N_IMPORTED)  # every run of the file, or none
+    if n == 0:
+        assert _tables(ws) == before
+    summary = json.loads(_ok(["--config", str(cfg), *args]))
+    assert sum(f["added"] + f["existing"] for f in summary["files"]) == N_IMPORTED
+    assert _rows(ws, count)[0][0] == N_IMPORTED
+    labels = "SELECT count(*) FROM scores WHERE kind <> 'llm'"
+    assert _rows(ws, labels)[0][0] == N_IMPORTED  # each imported run's label, once
+
+
+# --- a human score saved --------------------------------------------------------------------
+
+SCORE_POINTS = {
+    "workspace opened": dict(on=("opened", "ws.duckdb")),
+    "commit being written": dict(on=("appears", "ws.duckdb.wal")),
+    "checkpoint into the file": dict(on=("grows", "ws.duckdb")),
+}
+HUMAN = "SELECT run_id, version, accuracy, completeness, relevance, clarity, note FROM scores"
+
+
+@pytest.mark.parametrize("point", SCORE_POINTS)
+def test_kill_score(base: dict, tmp_path: Path, point: str) -> None:
+    """`fintrade-tui score` (what the TUI's score form saves through ScoreStore.save)."""
+    cfg, ws = _folder(base, tmp_path, "ws-runs.duckdb")
+    before = _tables(ws)
+    rid = _rows(ws, "SELECT id FROM runs ORDER BY id LIMIT 1")[0][0]
+    args = ["score", rid, "--accuracy", "2", "--completeness", "3", "--relevance", "4",
+            "--clarity", "5", "--note", "kill", "--json"]  # fmt: skip
+    _kill(cfg, args, **_point(SCORE_POINTS[point], tmp_path))
+    human = _rows(ws, HUMAN + " WHERE kind = 'human'")
+    assert human in ([], [(rid, 1, 2, 3, 4, 5, "kill")])  # nothing, or the whole score
+    if not human:
+        assert _tables(ws) == before
+    assert json.loads(_ok(["--config", str(cfg), *args]))["version"] == len(human) + 1
+    last = _rows(ws, HUMAN + " WHERE kind = 'human' ORDER BY version DESC LIMIT 1")
+    assert last == [(rid, len(human) + 1, 2, 3, 4, 5, "kill")]
