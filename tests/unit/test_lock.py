@@ -8,6 +8,7 @@ import importlib.metadata as md
 import re
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -35,7 +36,11 @@ def _blocks(path: Path) -> dict[str, str]:
 
 
 def _installed() -> dict[str, str]:
-    return {_norm(d.metadata["Name"]): d.version for d in md.distributions()}
+    """What is installed in this environment's site-packages. Not every entry of sys.path:
+    once a test has imported setuptools, its `_vendor` folder is on sys.path too, and the
+    copies of packaging, zipp, ... vendored there would read as installed versions."""
+    site = sorted({sysconfig.get_paths()[k] for k in ("purelib", "platlib")})
+    return {_norm(d.metadata["Name"]): d.version for d in md.distributions(path=site)}
 
 
 def test_the_environment_is_exactly_the_lock() -> None:
