@@ -69,6 +69,19 @@ def synthetic_prices(start: str, days: int, seed: int, scale: float = 100.0) -> 
     )
 
 
+def write_reference(ref: Path) -> None:
+    """The mini bundles' reference tables: AAPL and MSFT in the index, XYZ removed."""
+    ref.joinpath("nasdaq100_sectors.csv").write_text(
+        "Ticker,Company Name,Sector,Industry,Country\n"
+        "AAPL,Apple Inc.,Technology,Consumer Electronics,United States\n"
+        "MSFT,Microsoft Corporation,Technology,Software,United States\n"
+    )
+    ref.joinpath("nasdaq100_all_historical_tickers.csv").write_text("ticker\nAAPL\nMSFT\nXYZ\n")
+    ref.joinpath("nasdaq100_component_changes.csv").write_text(
+        "date,added_ticker,removed_ticker\n2010-01-04,MSFT,XYZ\n"
+    )
+
+
 @pytest.fixture
 def mini_bundle(tmp_path: Path) -> Path:
     """A small bundle: two tickers in two price sources, reference tables, one real filing."""
@@ -84,16 +97,7 @@ def mini_bundle(tmp_path: Path) -> Path:
             later[col] = later[col] / 4  # a 4:1 split between the two sources' bases
         later["Adj Close"] = later["Adj Close"] / 4 * 1.01
         later.to_csv(b / "prices-2020" / f"{t}.csv", index=False)
-    ref = b / "reference"
-    ref.joinpath("nasdaq100_sectors.csv").write_text(
-        "Ticker,Company Name,Sector,Industry,Country\n"
-        "AAPL,Apple Inc.,Technology,Consumer Electronics,United States\n"
-        "MSFT,Microsoft Corporation,Technology,Software,United States\n"
-    )
-    ref.joinpath("nasdaq100_all_historical_tickers.csv").write_text("ticker\nAAPL\nMSFT\nXYZ\n")
-    ref.joinpath("nasdaq100_component_changes.csv").write_text(
-        "date,added_ticker,removed_ticker\n2010-01-04,MSFT,XYZ\n"
-    )
+    write_reference(b / "reference")
     if AAPL_10Q3.is_file():
         shutil.copy(AAPL_10Q3, b / "fintradebench/filings/AAPL" / AAPL_10Q3.name)
     return b

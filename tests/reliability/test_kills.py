@@ -16,7 +16,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.conftest import BUNDLE, needs_bundle, synthetic_prices
+from tests.conftest import BUNDLE, needs_bundle, synthetic_prices, write_reference
 from tests.reliability.kill_harness import descendants, open_files, run, run_and_kill
 
 pytestmark = needs_bundle
@@ -40,16 +40,7 @@ def _bundle(root: Path, quarters: tuple[str, ...]) -> Path:
         (b / src).mkdir(parents=True)
     for i, t in enumerate(("AAPL", "MSFT")):
         synthetic_prices("2021-06-01", 1000, seed=i).to_csv(b / "prices-yahoo" / f"{t}.csv")
-    ref = b / "reference"
-    ref.joinpath("nasdaq100_sectors.csv").write_text(
-        "Ticker,Company Name,Sector,Industry,Country\n"
-        "AAPL,Apple Inc.,Technology,Consumer Electronics,United States\n"
-        "MSFT,Microsoft Corporation,Technology,Software,United States\n"
-    )
-    ref.joinpath("nasdaq100_all_historical_tickers.csv").write_text("ticker\nAAPL\nMSFT\n")
-    ref.joinpath("nasdaq100_component_changes.csv").write_text(
-        "date,added_ticker,removed_ticker\n2010-01-04,MSFT,XYZ\n"
-    )
+    write_reference(b / "reference")
     for day in quarters:
         (src,) = FILINGS.glob(f"10-Q_{day}_*.htm")
         shutil.copyfile(src, b / "fintradebench/filings/AAPL" / src.name)
