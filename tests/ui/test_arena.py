@@ -107,7 +107,7 @@ async def settle(pilot: Any) -> None:
     await pilot.pause()
 
 
-async def until(pilot: Any, cond: Any, timeout: float = 10) -> None:
+async def until(pilot: Any, cond: Any, timeout: float = 20) -> None:
     for _ in range(int(timeout / 0.05)):
         if cond():
             return

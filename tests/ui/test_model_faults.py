@@ -20,6 +20,7 @@ from fintrade_tui.runs.records import RunStore
 from fintrade_tui.ui.app import FinTradeApp
 from fintrade_tui.ui.faults import fault, tidy
 from tests.conftest import needs_bundle
+from tests.ui.test_arena import until
 
 ANSWER = "Apple's ROE was 25.9% and its ROA 4.0% as of the FY2024 10-K."
 PARTIAL = ["Apple's ROE ", "was 25.9% "]
@@ -98,14 +99,6 @@ class ArenaApp(FinTradeApp):
 
         event.prevent_default()
         self.push_screen(ArenaScreen(question_id="T-FAULT"))
-
-
-async def until(pilot: Any, cond: Any, timeout: float = 20) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if cond():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not reached")
 
 
 def app_focus_on_a_pane(arena: Any) -> bool:
