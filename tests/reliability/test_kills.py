@@ -8,6 +8,7 @@ complete result, never half of it (read from a copy, so the check never alters t
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import shutil
@@ -79,18 +80,28 @@ def _sha(path: Path) -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
 
+@contextlib.contextmanager
+def _probe(db: Path, name: str = "probe"):
+    """A read-only connection to a copy of the file and its WAL: what the next process would
+    see, without touching the files under test."""
+    copy = db.with_name(f"{name}-{db.name}")
+    shutil.copyfile(db, copy)
+    if Path(f"{db}.wal").is_file():
+        shutil.copyfile(f"{db}.wal", f"{copy}.wal")
+    try:
+        with duckdb.connect(str(copy), read_only=True) as con:
+            yield con
+    finally:
+        copy.unlink()
+        Path(f"{copy}.wal").unlink(missing_ok=True)
+
+
 def _tables(db: Path, skip: dict[str, str] | None = None) -> dict[str, tuple[int, str]]:
-    """Rows and a content digest per table, read from a copy of the file and its WAL (the
-    way the next process would see them, without touching the files under test)."""
+    """Rows and a content digest per table, as the next process would read them."""
     if not db.is_file():
         return {}
-    copy = db.with_name(f"probe-{db.name}")
-    shutil.copyfile(db, copy)
-    wal = Path(f"{db}.wal")
-    if wal.is_file():
-        shutil.copyfile(wal, f"{copy}.wal")
     out = {}
-    with duckdb.connect(str(copy), read_only=True) as con:
+    with _probe(db) as con:
         for (t,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall():
             where = (skip or {}).get(t, "true")
             out[t] = con.execute(
@@ -98,21 +109,20 @@ def _tables(db: Path, skip: dict[str, str] | None = None) -> dict[str, tuple[int
                 f" ORDER BY CAST(x AS VARCHAR)), '')) FROM (SELECT {t} AS x FROM {t}"
                 f" WHERE {where})"
             ).fetchone()
-    copy.unlink()
-    Path(f"{copy}.wal").unlink(missing_ok=True)
     return out
 
 
 def _rows(db: Path, sql: str, probe: str = "probe") -> list[tuple]:
-    copy = db.with_name(f"{probe}-{db.name}")
-    shutil.copyfile(db, copy)
-    if Path(f"{db}.wal").is_file():
-        shutil.copyfile(f"{db}.wal", f"{copy}.wal")
-    with duckdb.connect(str(copy), read_only=True) as con:
-        rows = con.execute(sql).fetchall()
-    copy.unlink()
-    Path(f"{copy}.wal").unlink(missing_ok=True)
-    return rows
+    with _probe(db, probe) as con:
+        return con.execute(sql).fetchall()
+
+
+def _all_or_none(ws: Path, count_sql: str, total: int, before: dict) -> None:
+    """The command's rows are all there or none are; with none, every table is as before."""
+    n = _rows(ws, count_sql)[0][0]
+    assert n in (0, total), n
+    if n == 0:
+        assert _tables(ws) == before
 
 
 STORE_SKIP = {"meta": "key <> 'built_at'"}  # the one value two builds of a bundle differ in
@@ -403,10 +413,7 @@ def test_kill_questions_import(base: dict, tmp_path: Path, point: str) -> None:
     before = _tables(ws)
     args = ["questions", "import", str(base["many"]), "--json"]
     _kill(cfg, args, **_point(QUESTION_POINTS[point], tmp_path))
-    n = _rows(ws, "SELECT count(*) FROM questions WHERE id LIKE 'K%'")[0][0]
-    assert n in (0, N_QUESTIONS)  # all of the file's questions, or none
-    if n == 0:
-        assert _tables(ws) == before
+    _all_or_none(ws, "SELECT count(*) FROM questions WHERE id LIKE 'K%'", N_QUESTIONS, before)
     assert json.loads(_ok(["--config", str(cfg), *args]))["questions"] == N_QUESTIONS
     assert _rows(ws, "SELECT count(*) FROM questions WHERE id LIKE 'K%'")[0][0] == N_QUESTIONS
     assert _tables(ws)["runs"] == before["runs"]
@@ -428,10 +435,7 @@ def test_kill_runs_import(base: dict, tmp_path: Path, point: str) -> None:
     args = ["runs", "import", str(base["imported"]), "--json"]
     _kill(cfg, args, **_point(IMPORT_POINTS[point], tmp_path))
     count = "SELECT count(*) FROM runs WHERE model LIKE 'ext%'"
-    n = _rows(ws, count)[0][0]
-    assert n in (0, N_IMPORTED)  # every run of the file, or none
-    if n == 0:
-        assert _tables(ws) == before
+    _all_or_none(ws, count, N_IMPORTED, before)
     summary = json.loads(_ok(["--config", str(cfg), *args]))
     assert sum(f["added"] + f["existing"] for f in summary["files"]) == N_IMPORTED
     assert _rows(ws, count)[0][0] == N_IMPORTED
