@@ -5,7 +5,8 @@ matrix for the lane tables (Δ vs No-RAG per comparison and lane, with a forest 
 the judging protocols), `a` the agreement for inter-annotator agreement (κ, α), `D` opens the
 annotators' disagreements for adjudication. Enter replays a
 case in the Arena (read-only, beside the question's other answers); `x` writes its case study
-as Markdown; `w` writes the filtered view (its runs and the matrix) as JSONL and CSV.
+as HTML (with the explorer's own screenshots) and Markdown; `w` writes the filtered view as an
+HTML report (matrix, cases, their answers) and its runs and matrix as JSONL and CSV.
 
 Every query runs in a worker thread on a workspace cursor; the bootstrap behind the accuracy
 table runs there too (with fewer resamples than the CLI), behind a loading state."""
@@ -217,24 +218,42 @@ class ResultsScreen(FramePaced, Screen):
     @work(thread=True, group="export", exit_on_error=False)
     def export_case(self, run_ids: list[str]) -> str:
         from fintrade_tui.exports.case_study import write_case_study
+        from fintrade_tui.exports.html_report import write_case_html
+        from fintrade_tui.ui.case_shots import case_screenshots
 
+        cfg = self.app.cfg
         with self._db:
-            cur = self.app.workspace()
+            cur, store = self.app.workspace(), self.app.store()
             try:
-                return str(write_case_study(self.app.cfg, cur, run_ids))
+                md = write_case_study(cfg, cur, run_ids)
+                shots = case_screenshots(cfg, store, cur, run_ids)
+                page = write_case_html(cfg, cur, run_ids, store_con=store, screenshots=shots)
             finally:
                 cur.close()
+                store.close()
+        return f"{page}\n{md}"
 
     @work(thread=True, group="export", exit_on_error=False)
-    def export_view(self, run_ids: list[str], table: dict[str, Any] | None) -> str:
+    def export_view(
+        self, cases: list[dict[str, Any]], table: dict[str, Any] | None, subtitle: str
+    ) -> str:
+        from fintrade_tui.exports.html_view import write_view_html
         from fintrade_tui.exports.runs_table import write_view
 
+        cfg = self.app.cfg
+        run_ids = sorted({r for c in cases for r in c["run_ids"]})
         with self._db:
-            cur = self.app.workspace()
+            cur, store = self.app.workspace(), self.app.store()
             try:
-                return str(write_view(self.app.cfg.store.parent / "exports", cur, run_ids, table))
+                files = write_view(cfg.store.parent / "exports", cur, run_ids, table)
+                html = files.with_name(files.name.replace("-runs.jsonl", ".html"))
+                page = write_view_html(
+                    cfg, cur, cases, table, html, store_con=store, subtitle=subtitle
+                )
             finally:
                 cur.close()
+                store.close()
+        return f"{page}\n{files}"
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         worker = event.worker
@@ -298,11 +317,11 @@ class ResultsScreen(FramePaced, Screen):
         self.cases = cases
         self.refresh_failures()
 
-    def _export_case(self, path: str) -> None:
-        self.notify(f"Case study written: {path}", title="Export", timeout=8)
+    def _export_case(self, paths: str) -> None:
+        self.notify(f"Case study written (HTML, Markdown):\n{paths}", title="Export", timeout=8)
 
-    def _export_view(self, path: str) -> None:
-        self.notify(f"View written: {path}", title="Export", timeout=8)
+    def _export_view(self, paths: str) -> None:
+        self.notify(f"View written (HTML report, runs):\n{paths}", title="Export", timeout=8)
 
     def enabled(self) -> set[str]:
         return {name for name in FILTERS if self.query_one(f"#f-{name}", Checkbox).value}
@@ -397,8 +416,9 @@ class ResultsScreen(FramePaced, Screen):
         self.app.action_goto("arena", run_ids=list(ids), read_only=True)
 
     def action_export_view(self) -> None:
-        ids = sorted({r for c in self.shown for r in c["run_ids"]})
-        self.export_view(ids, self.table)
+        who = KIND_NAMES[self.kind] + (f", {self.source}" if self.source else "")
+        filters = ", ".join(FILTER_LABELS[f] for f in sorted(self.enabled())) or "none"
+        self.export_view(list(self.shown), self.table, f"{who}; cases: {filters}")
 
     def action_export(self) -> None:
         case = self.current()

@@ -124,5 +124,6 @@ def main(ctx: click.Context, config: str | None, bundle: str | None) -> None:
 # commands live in their own modules; importing them registers them on `main`
 from fintrade_tui.cli import judging, pull, questions, retrieval  # noqa: E402,F401,I001
 from fintrade_tui.cli import quality, runs, store, tui as tui_commands  # noqa: E402,F401,I001
-from fintrade_tui.cli import imports, models, item_audit  # noqa: E402,F401,I001
-from fintrade_tui.cli import preferences, agreement, flaws  # noqa: E402,F401,I001
+from fintrade_tui.cli import imports, models, item_audit, serve  # noqa: E402,F401,I001
+from fintrade_tui.cli import preferences, agreement, flaws, screenshot  # noqa: E402,F401,I001
+from fintrade_tui.cli import export  # noqa: E402,F401,I001

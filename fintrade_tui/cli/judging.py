@@ -175,11 +175,17 @@ def report(
     """Accuracy (model × condition × the question set's categories, Δ vs the baseline with
     paired tests), lane tables per judging protocol, human-judge agreement, SECQUE panel
     accuracy and (--annotators) inter-annotator agreement."""
-    from fintrade_tui.judging.session import agreement_pairs, llm_judges, panel_rows, score_rows
+    from fintrade_tui.judging.session import (
+        agreement_pairs,
+        llm_judges,
+        panel_rows,
+        report_table,
+        score_rows,
+    )
     from fintrade_tui.stats import lanes as ln
     from fintrade_tui.stats.agreement import agreement_table
     from fintrade_tui.stats.annotators import annotator_agreement, annotator_rows, human_scores
-    from fintrade_tui.stats.tables import LABELS_SCALE, RUBRIC, accuracy_table, flatten, to_markdown
+    from fintrade_tui.stats.tables import flatten, to_markdown
     from fintrade_tui.store.workspace import open_workspace
 
     if as_json and markdown:
@@ -200,8 +206,7 @@ def report(
         raise UserError(
             f"--baseline {baseline}", "has no scores", f"use one of {', '.join(sorted(seen))}"
         )
-    scale = LABELS_SCALE if scores == "labels" else RUBRIC
-    table = accuracy_table(rows, baseline, n_resamples=resamples, scale=scale) if rows else None
+    table = report_table(rows, scores, baseline, resamples)  # as the HTML view report's
     agree = agreement_table(pairs) if pairs else []
     lanes = {
         k: ln.lane_tables(r, baseline, kind=k, n_resamples=resamples) for k, r in by_kind.items()

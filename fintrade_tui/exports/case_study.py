@@ -17,13 +17,10 @@ from typing import Any
 import duckdb
 
 from fintrade_tui.config import Config
-from fintrade_tui.errors import UserError
-from fintrade_tui.judging.annotations import DIMENSIONS, ScoreStore
-from fintrade_tui.judging.failures import latest_audits, natural_key
+from fintrade_tui.exports.case_data import load_case, resolve_runs
+from fintrade_tui.judging.annotations import DIMENSIONS
 from fintrade_tui.runs import redact
 from fintrade_tui.runs.evidence import LABELS
-from fintrade_tui.runs.records import RunStore
-from fintrade_tui.store.workspace import load_questions
 
 DASH = "—"
 
@@ -42,6 +39,9 @@ def _num(v: Any, digits: int = 4) -> str:
     if isinstance(v, date):
         return v.isoformat()
     return str(v)
+
+
+fmt_value = _num  # how the HTML report writes a value, as the Markdown one does
 
 
 def _cell(v: Any) -> str:
@@ -300,20 +300,9 @@ def write_case_study(
 ) -> Path:
     """Write the case study of these runs (ids or unique prefixes) as Markdown; returns the
     path (default: `cfg.store.parent / "exports" / case-<question>-<run>.md`)."""
-    if not run_ids:
-        raise UserError("case study", "names no runs", "pick a case with runs")
-    store = RunStore(ws_con, read_only=True)
-    runs: list[dict[str, Any]] = []
-    for rid in run_ids:
-        run = store.get(rid)
-        if run["id"] not in {r["id"] for r in runs}:
-            runs.append(run)
-    scores_store = ScoreStore(ws_con, read_only=True)
-    ids = [r["id"] for r in runs]
-    latest = scores_store.latest(run_ids=ids, status=None)
-    audits = latest_audits(scores_store)
-    qids = sorted({r["question_id"] for r in runs}, key=natural_key)
-    questions = {q.id: q for q in load_questions(ws_con, ids=qids)}
+    runs = resolve_runs(ws_con, run_ids)
+    data = load_case(ws_con, runs, preferences=False)
+    qids, questions = data.question_ids, data.questions
 
     title = ", ".join(qids)
     lines = [
@@ -331,8 +320,7 @@ def write_case_study(
         lines += _question(questions.get(qid), qid)
         lines += ["## Runs", ""]
         for run in (r for r in runs if r["question_id"] == qid):
-            mine = [s for s in latest if s["run_id"] == run["id"]]
-            lines += _run(run, mine, audits.get(run["id"]))
+            lines += _run(run, data.scores[run["id"]], data.audits.get(run["id"]))
     out = Path(path) if path else default_path(cfg, runs)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(redact.text("\n".join(lines).rstrip() + "\n"), encoding="utf-8")
