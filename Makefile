@@ -15,7 +15,7 @@ LLAMA_BUILD := $(BIN)/python -m pip install -q --no-cache-dir --no-deps --no-bui
 
 MODEL := data/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
 
-.PHONY: venv lock model demo test lint bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import bench-cold-start index clean-store
+.PHONY: venv lock model demo test lint bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import bench-cold-start index clean-store screenshots
 
 # Every dependency comes from requirements.lock: pinned, sha256-verified, nothing resolved at
 # install time (--no-deps), so every machine gets the same, checked files; `make lock` refreshes
@@ -113,6 +113,25 @@ bench-import: venv
 bench-cold-start: venv
 	$(BIN)/fintrade-tui ingest --if-outdated
 	$(BIN)/python benchmarks/bench_cold_start.py
+
+# The explorer's screens for the docs, drawn headlessly at 140x44 (`fintrade-tui screenshot`):
+# the Universe, NVDA's latest quarter and an Arena replaying the stored answers to question F1
+# (the seed's reference answer last). A workspace without any other answer to F1 first gets the
+# committed generic-JSONL fixture (gpt-4o and llama-3-8b, closed-book and oracle; importing it
+# again adds nothing). The store and the seed questions are built on first use.
+SHOT := $(BIN)/fintrade-tui screenshot
+SHOT_FIXTURE := tests/data/external/generic/runs_small.jsonl
+SHOT_RUNS = $(BIN)/fintrade-tui runs list --question F1 --json | $(BIN)/python -c \
+	"import json, sys; rs = json.load(sys.stdin); ref = lambda r: r['model'] == 'reference'; \
+	rs = sorted(rs, key=lambda r: (ref(r), r['model'], r['condition']))[:5]; \
+	print(' '.join('--run ' + r['id'] for r in rs) if not all(map(ref, rs)) else '')"
+
+screenshots: venv
+	mkdir -p docs/images
+	$(SHOT) universe -o docs/images/universe.svg
+	$(SHOT) company --ticker NVDA --quarter latest -o docs/images/company.svg
+	test -n "$$($(SHOT_RUNS))" || $(BIN)/fintrade-tui runs import $(SHOT_FIXTURE)
+	$(SHOT) arena $$($(SHOT_RUNS)) -o docs/images/arena.svg
 
 clean-store:
 	rm -f data/fintrade.duckdb

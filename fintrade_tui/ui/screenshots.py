@@ -1,0 +1,258 @@
+"""UI room: headless SVG screenshots of the explorer's screens (Textual's own export).
+
+`shoot()` opens one screen in a headless app (`App.run_test`), waits until the screen's workers
+have finished and their results reached the widgets, and returns `export_screenshot()`'s SVG.
+It runs its own event loop (`asyncio.run`) in a fresh `contextvars.Context`, so it can be called
+from a CLI command, from a worker thread of a running explorer (whose context variables name
+that app) or from any plain thread; called on a thread whose event loop is running, it draws on
+a helper thread instead (and blocks until done).
+
+A running explorer or a CLI command already holding the workspace passes its open DuckDB
+connections (`store`, `workspace`): DuckDB allows one writing process, so the workspace cannot
+be opened a second time. Without them the app opens them as it always does, and closes them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import threading
+from datetime import date
+from typing import Any
+
+from textual.widgets import DataTable, Input, TextArea
+
+from fintrade_tui.config import Config
+from fintrade_tui.errors import UserError
+from fintrade_tui.ui.app import FinTradeApp
+
+SCREENS = ("universe", "company", "questions", "arena", "results")
+SETTLE_ROUNDS = 3  # pause + wait for workers, as tests/ui/test_results.py `settle()` does
+MAX_ROUNDS = 40  # a screen whose workers start further workers: keep waiting, but not forever
+
+
+class ShotApp(FinTradeApp):
+    """The explorer opened straight on one screen, on the caller's connections if given; the
+    errors a screen reports are kept (a screenshot of a failed screen is an error)."""
+
+    def __init__(
+        self,
+        cfg: Config,
+        screen: str,
+        screen_args: dict[str, Any],
+        store: Any = None,
+        workspace: Any = None,
+    ) -> None:
+        super().__init__(cfg, start=screen)
+        self.animation_level = "none"  # no transitions half-way in the picture
+        self.screen_args = screen_args
+        self.given_store, self.given_workspace = store, workspace
+        self.errors: list[tuple[str, BaseException]] = []
+
+    def on_mount(self, event: Any) -> None:
+        event.prevent_default()  # FinTradeApp.on_mount opens `start` without arguments
+        self.action_goto(self.start, **self.screen_args)
+
+    def store(self) -> Any:
+        if self.given_store is None:
+            return super().store()
+        with self._lock:
+            return self.given_store.cursor()
+
+    def workspace(self) -> Any:
+        if self.given_workspace is None:
+            return super().workspace()
+        with self._lock:
+            return self.given_workspace.cursor()
+
+    def workspace_connection(self) -> Any:
+        if self.given_workspace is None:
+            return super().workspace_connection()
+        return self.given_workspace
+
+    def notify_error(self, where: str, exc: BaseException) -> None:
+        self.errors.append((where, exc))
+        super().notify_error(where, exc)
+
+    def close_own(self) -> None:
+        """Close what this app opened itself (never the caller's connections)."""
+        for con in (self._store, self._workspace):
+            if con is not None:
+                con.close()
+        self._store = self._workspace = None
+
+
+def shoot(
+    cfg: Config,
+    screen: str,
+    *,
+    size: tuple[int, int] = (140, 44),
+    ticker: str | None = None,
+    quarter: str | None = None,
+    run_ids: list[str] | None = None,
+    question_id: str | None = None,
+    store: Any = None,
+    workspace: Any = None,
+    title: str | None = None,
+) -> str:
+    """SVG text of one screen of the explorer, drawn headlessly at `size` (columns, rows).
+
+    `screen`: universe, company (needs `ticker`; `quarter` is a quarter key such as
+    "FY2024 Q4", a period end date, "latest" for the latest quarter with data, or None for the
+    quarter the screen opens on: the latest with questions), questions (optional `ticker`,
+    `quarter` as a quarter end date, `question_id` to put the cursor on), arena (`run_ids`
+    replays those stored runs read-only; `question_id` opens a question) or results.
+    `store` / `workspace`: open DuckDB connections to reuse. `title`: the SVG window title."""
+    args = screen_args(screen, ticker, quarter, run_ids, question_id)
+    width, height = size
+    if width < 20 or height < 10:
+        raise UserError(f"size {width}x{height}", "is too small to draw", "use e.g. 140x44")
+    app = ShotApp(cfg, screen, args, store=store, workspace=workspace)
+    focus = question_id if screen == "questions" else None
+    return _in_own_loop(lambda: _draw(app, size, title, focus))
+
+
+def screen_args(
+    screen: str,
+    ticker: str | None,
+    quarter: str | None,
+    run_ids: list[str] | None,
+    question_id: str | None,
+) -> dict[str, Any]:
+    """The screen's constructor arguments; options the screen has no use for are an error."""
+    if screen not in SCREENS:
+        raise UserError(f"screen {screen!r}", "is not a screen", f"use one of {', '.join(SCREENS)}")
+    takes = {
+        "universe": set(),
+        "company": {"ticker", "quarter"},
+        "questions": {"ticker", "quarter", "question"},
+        "arena": {"run", "question"},
+        "results": set(),
+    }[screen]
+    given = {"ticker": ticker, "quarter": quarter, "run": run_ids, "question": question_id}
+    for name, value in given.items():
+        if value and name not in takes:
+            fix = f"drop it, or use it with {_users(name)}"
+            raise UserError(f"--{name} {_show(value)}", f"means nothing to {screen}", fix)
+    if screen == "company":
+        if not ticker or not ticker.strip():
+            raise UserError("company", "needs a ticker", "pass --ticker, e.g. --ticker NVDA")
+        when: str | date | None = date.max if (quarter or "").lower() == "latest" else quarter
+        return {"ticker": ticker, "quarter": when}
+    if screen == "questions":
+        return {"ticker": ticker, "quarter_end": _day(quarter)}
+    if screen == "arena":
+        if run_ids:
+            return {"run_ids": list(run_ids), "read_only": True, "question_id": question_id}
+        return {"question_id": question_id}
+    return {}
+
+
+def _users(option: str) -> str:
+    names = {
+        "ticker": "company or questions",
+        "quarter": "company or questions",
+        "run": "arena",
+        "question": "arena or questions",
+    }
+    return names[option]
+
+
+def _show(value: Any) -> str:
+    return " ".join(value) if isinstance(value, list) else str(value)
+
+
+def _day(value: str | None) -> date | None:
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise UserError(
+            f"--quarter {value!r}", "is not a quarter end date", "use YYYY-MM-DD, e.g. 2024-09-30"
+        ) from None
+
+
+def _in_own_loop(make: Any) -> str:
+    """Run the coroutine `make()` returns on an event loop of its own, in an empty context
+    (a Textual worker thread carries its app in context variables), on this thread, or on a
+    helper thread when this one is running a loop already."""
+
+    def run() -> str:
+        return contextvars.Context().run(asyncio.run, make())
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return run()
+    out: dict[str, Any] = {}
+
+    def helper() -> None:
+        try:
+            out["svg"] = run()
+        except BaseException as exc:  # handed to the caller's thread
+            out["error"] = exc
+
+    thread = threading.Thread(target=helper, name="fintrade-screenshot")
+    thread.start()
+    thread.join()
+    if "error" in out:
+        raise out["error"]
+    return out["svg"]
+
+
+async def _draw(app: ShotApp, size: tuple[int, int], title: str | None, focus: str | None) -> str:
+    try:
+        async with app.run_test(size=size) as pilot:
+            await _settle(pilot)
+            if app.errors:
+                where, exc = app.errors[0]
+                if isinstance(exc, UserError):
+                    raise exc
+                first = (str(exc).splitlines() or [""])[0][:200]
+                raise UserError(
+                    where,
+                    f"the screen could not be drawn ({type(exc).__name__}: {first})",
+                    "check the options, the store and the workspace",
+                )
+            if focus:
+                _cursor_on(app, focus)
+            _no_blink(app)
+            await pilot.pause()
+            await pilot.wait_for_scheduled_animations()
+            await pilot.pause()
+            return app.export_screenshot(title=title)
+    finally:
+        app.close_own()
+
+
+async def _settle(pilot: Any) -> None:
+    """Until no worker runs (a worker's result may start another: Arena's load, then panes)."""
+    app = pilot.app
+    for i in range(MAX_ROUNDS):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        if i + 1 >= SETTLE_ROUNDS and not any(w.is_running for w in app.workers):
+            break
+    await pilot.pause()
+
+
+def _cursor_on(app: ShotApp, question_id: str) -> None:
+    table = app.screen.query_one("#questions", DataTable)
+    try:
+        row = table.get_row_index(question_id)
+    except Exception:
+        raise UserError(
+            f"--question {question_id!r}",
+            "is not listed on the questions screen",
+            "check the id and the --ticker / --quarter filters",
+        ) from None
+    table.move_cursor(row=row)
+
+
+def _no_blink(app: ShotApp) -> None:
+    """A cursor caught half-way through a blink would differ from one export to the next."""
+    for widget in app.screen.query(Input):
+        widget.cursor_blink = False
+    for widget in app.screen.query(TextArea):
+        widget.cursor_blink = False
