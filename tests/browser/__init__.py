@@ -1,0 +1,1 @@
+"""Browser tests: the explorer served to headless Chromium (Debian's, driven by Playwright)."""
