@@ -93,7 +93,7 @@ def main_() -> None:
 
             shots = _timed(with_shots, args.reps)
             md = _timed(lambda: write_case_study(cfg, ws, ids, out / "c.md"), args.reps)
-            _, table = accuracy_report(ws, "labels", None, "closed-book", 10000)
+            _, table = accuracy_report(ws, "labels", None, "no_rag", 10000)
             cases = failure_cases(ws)[: args.cases]
             view = _timed(
                 lambda: write_view_html(cfg, ws, cases, table, out / "v.html", store_con=st),

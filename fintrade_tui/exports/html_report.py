@@ -37,6 +37,8 @@ EVIDENCE_META = ("source", "form", "accession", "section", "filed", "period_end"
 VERDICT_CLASS = {"SUPPORTED": "ok", "CONTRADICTED": "bad", "NOT_FOUND": "unknown"}
 # Textual's screenshot SVG loads Fira Code from a CDN: dropped (a local monospace font stands in)
 _FONT_FACE = re.compile(r"@font-face\s*\{[^}]*\}", re.S)
+# ...and has a viewBox but no size: an <img> of it would have no natural size to scale from
+_SVG_ROOT = re.compile(r'<svg ([^>]*?)viewBox="0 0 ([\d.]+) ([\d.]+)"')
 
 
 @cache
@@ -173,7 +175,9 @@ def case_sections(data: CaseData) -> list[dict[str, Any]]:
 def screenshot_src(svg: str) -> str:
     """A Textual screenshot as an <img> data URI: an image document loads nothing and runs
     nothing, and the CDN font its style names is removed."""
-    clean = _FONT_FACE.sub("", svg)
+    clean = printable(_FONT_FACE.sub("", svg))  # a control character is not XML: no image
+    if not re.search(r"<svg [^>]*\bwidth=", clean):
+        clean = _SVG_ROOT.sub(r'<svg \1width="\2" height="\3" viewBox="0 0 \2 \3"', clean, count=1)
     return "data:image/svg+xml;base64," + base64.b64encode(clean.encode("utf-8")).decode("ascii")
 
 
@@ -209,9 +213,14 @@ def default_html_path(cfg: Config, runs: list[dict[str, Any]]) -> Path:
 
 def write_html(path: Path, html: str) -> Path:
     """Write atomically: a reader (or a killed export) never sees half a report."""
+    import os
+
     from fintrade_tui.ingest.http import write_atomic
 
     write_atomic(path, html.encode("utf-8"))
+    umask = os.umask(0)
+    os.umask(umask)
+    path.chmod(0o666 & ~umask)  # a file to share: readable as any file the user writes
     return path
 
 

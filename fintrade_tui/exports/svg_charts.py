@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-WIDTH, HEIGHT = 720, 200
-PAD_LEFT, PAD_RIGHT, PAD_TOP, PAD_BOTTOM = 64, 12, 24, 26
+WIDTH, HEIGHT = 720, 210
+PAD_LEFT, PAD_RIGHT, PAD_TOP, PAD_BOTTOM = 64, 36, 36, 26
 
 # name, series field, colour, dashed
 PANELS: dict[str, dict[str, Any]] = {

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import duckdb
 from rich.text import Text
 
 from fintrade_tui.judging.annotations import DIMENSIONS
-from fintrade_tui.safe_text import plain
+from fintrade_tui.safe_text import plain, printable
 from fintrade_tui.ui.arena_model import audit_rows, disagreements, prf_line, scores_text
 
 VERDICT_STYLE = {"SUPPORTED": "green", "CONTRADICTED": "bold red", "NOT_FOUND": "yellow"}
@@ -34,7 +35,14 @@ def screened_flags(app: Any, run_id: str) -> list[dict[str, Any]]:
                 return []
             qs = load_questions(ws, ids=[run["question_id"]])
             q = qs[0] if qs else Question(run["question_id"], "?", "?", "", as_of=run.get("as_of"))
-            found = store.save(run_id, deterministic_flags(run, q, con), [DETERMINISTIC])
+            flags = deterministic_flags(run, q, con)
+            try:
+                found = store.save(run_id, flags, [DETERMINISTIC])
+            except duckdb.ConstraintException:
+                # another pane (or process) screened it first: its screening is the same
+                found = store.latest([run_id]).get(run_id)
+                if found is None:
+                    raise
         return found["flags"]
     finally:
         ws.close()
@@ -66,7 +74,7 @@ def score_text(
         if human.get("preference"):
             t.append(f" · prefers {human['preference']}")
         if human.get("note"):
-            t.append(f"\n  note: {human['note']}", "italic")
+            t.append(f"\n  note: {printable(human['note'])}", "italic")
         t.append("\n")
     if judging:
         t.append("judging…\n", "italic")
@@ -75,7 +83,7 @@ def score_text(
     detail = judge.get("detail") or {}
     t.append(f"Judge ({judge.get('annotator')}): ", "bold")
     if judge.get("status") != "ok":
-        t.append(f"failed — {detail.get('error') or 'no valid output'}\n", "red")
+        t.append(f"failed — {printable(detail.get('error') or 'no valid output')}\n", "red")
     else:
         t.append(scores_text(judge) + "\n")
         why = detail.get("justifications") or {}
@@ -84,7 +92,7 @@ def score_text(
             t.append(f"  {d} {judge.get(d)}", style or "bold")
             if d in differ:
                 t.append(f" (you {differ[d][1]})", style)
-            t.append(f": {why.get(d, '')}\n")
+            t.append(f": {printable(str(why.get(d, '')))}\n")  # a model's words: no ESC
         t.append(prf_line(detail.get("golden_prf")) + "\n")
     audit = detail.get("audit")
     rows = audit_rows(audit)
@@ -97,6 +105,6 @@ def score_text(
         )
     for verdict, line in rows:
         t.append(f"  {verdict:<12}", VERDICT_STYLE.get(verdict, ""))
-        t.append(line + "\n")
+        t.append(printable(line) + "\n")
     t.rstrip()
     return t

@@ -75,3 +75,20 @@ async def test_markdown_with_markup_never_raises() -> None:
         await pilot.pause()
         assert errors == [] and app.is_running
         assert "[/b] [/x][@click=app.quit] bold␛[0m" in _screen_text(app)
+
+
+def test_judge_reasons_notes_and_errors_in_a_pane_show_no_control_character() -> None:
+    from fintrade_tui.ui.pane_text import score_text
+
+    judge = {
+        "annotator": "judge",
+        "status": "ok",
+        "accuracy": 1,
+        "detail": {"justifications": {"accuracy": HOSTILE}, "audit": None},
+    }
+    human = {"accuracy": 2, "note": HOSTILE}
+    failed = {"annotator": "judge", "status": "error", "detail": {"error": HOSTILE}}
+    for text in (score_text(human, judge, False, 2), score_text(None, failed, False, 2)):
+        assert "RED" in text.plain and "[b]bold[/b]" in text.plain
+        assert not any(ord(c) < 0x20 and c not in "\n\t" or 0x7F <= ord(c) <= 0x9F
+                       for c in text.plain)  # fmt: skip
