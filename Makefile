@@ -15,7 +15,7 @@ LLAMA_BUILD := $(BIN)/python -m pip install -q --no-cache-dir --no-deps --no-bui
 
 MODEL := data/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
 
-.PHONY: venv lock model demo test lint bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import bench-cold-start index clean-store screenshots
+.PHONY: venv lock model demo test lint bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import bench-html bench-cold-start index clean-store screenshots
 
 # Every dependency comes from requirements.lock: pinned, sha256-verified, nothing resolved at
 # install time (--no-deps), so every machine gets the same, checked files; `make lock` refreshes
@@ -109,6 +109,10 @@ bench-tui: venv
 
 bench-import: venv
 	$(BIN)/python benchmarks/bench_import.py
+
+bench-html: venv
+	$(BIN)/fintrade-tui ingest --if-outdated
+	$(BIN)/python benchmarks/bench_html.py
 
 bench-cold-start: venv
 	$(BIN)/fintrade-tui ingest --if-outdated

@@ -167,19 +167,58 @@ async def test_enter_replays_read_only_and_x_exports(ui_cfg: Config) -> None:
         await pilot.press("x")
         await settle(pilot)
         path = ui_cfg.store.parent / "exports" / "case-F1-r02.md"
+        page = path.with_suffix(".html")
         try:
-            assert notes == [f"Case study written: {path}"]
+            assert notes == [f"Case study written (HTML, Markdown):\n{page}\n{path}"]
             text = path.read_text(encoding="utf-8")
             assert "# Case study: F1" in text and "| CONTRADICTED | AAPL | roe |" in text
             assert "> Apple's ROE is 0.90 and its D/E is 1.87." in text
+            html = page.read_text(encoding="utf-8")
+            assert 'id="run-r02"' in html and '<td class="verdict-CONTRADICTED">' in html
+            # the explorer's own screens, drawn headlessly while this one stays up
+            assert 'data-screen="Arena"' in html and 'data-screen="Company"' in html
         finally:
             path.unlink(missing_ok=True)
+            page.unlink(missing_ok=True)
         # an error is shown in place; the app stays up
         worker = screen.export_case(["nope"])
         with contextlib.suppress(WorkerFailed):
             await worker.wait()
         await pilot.pause()
         assert notes[-1].startswith("run 'nope': not found") and app.is_running
+
+
+async def test_w_writes_the_filtered_view_as_an_html_report_and_files(ui_cfg: Config) -> None:
+    app = FinTradeApp(ui_cfg, start="results")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        notes: list[str] = []
+        notify = app.notify
+        app.notify = lambda message, **kw: (notes.append(str(message)), notify(message, **kw))
+        screen = app.screen
+        await pilot.press("e")  # errors off: the view lists the other filters' cases
+        await pilot.pause()
+        shown = list(screen.shown)
+        await pilot.press("w")
+        await settle(pilot)
+        assert len(notes) == 1 and notes[0].startswith("View written (HTML report, runs):")
+        page, runs = (Path(p) for p in notes[0].splitlines()[1:])
+        html = page.read_text(encoding="utf-8")
+        assert page.suffix == ".html" and runs.name.endswith("-runs.jsonl") and runs.is_file()
+        assert (
+            html.count('<tr class="case">') == len(shown)
+            and "errors" not in (html.split('<table class="cases">')[1].split("</table>")[0])
+        )
+        for run in {r for c in shown for r in c["run_ids"]}:
+            assert f'id="run-{run}"' in html
+        assert 'id="run-r05"' not in html  # only an error case holds it
+        assert html.count('class="num cell"') == sum(
+            len(screen.table["categories"]) for _ in _matrix_keys(screen.table)
+        )
+
+
+def _matrix_keys(table: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(m, c) for m in table["models"] for c in shown_conditions(table, m)]
 
 
 async def test_questions_filter_by_category_and_show_detail(ui_cfg: Config) -> None:
