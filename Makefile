@@ -15,7 +15,7 @@ LLAMA_BUILD := $(BIN)/python -m pip install -q --no-cache-dir --no-deps --no-bui
 
 MODEL := data/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
 
-.PHONY: venv lock model demo test lint bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import bench-html bench-cold-start index clean-store screenshots
+.PHONY: venv lock model demo test lint bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import bench-html bench-cold-start index clean-store screenshots docs
 
 # Every dependency comes from requirements.lock: pinned, sha256-verified, nothing resolved at
 # install time (--no-deps), so every machine gets the same, checked files; `make lock` refreshes
@@ -139,3 +139,9 @@ screenshots: venv
 
 clean-store:
 	rm -f data/fintrade.duckdb
+
+# The documentation site (docs/, mkdocs.yml) into site/: --strict fails on a broken link or
+# anchor, a page missing from the nav, or a generated reference page (keys, CLI) that differs
+# from the code (docs/gen_reference.py, also an mkdocs hook; rerun it to refresh the pages).
+docs: venv
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
