@@ -1,5 +1,5 @@
 """Docs: the generated reference pages (keys, CLI) are what the code generates and name every
-binding id and command; the site stays offline."""
+binding id and command; the site stays offline; the README stays a short front page."""
 
 from __future__ import annotations
 
@@ -101,3 +101,15 @@ def test_the_site_loads_nothing_from_the_network() -> None:
     plugins = {p if isinstance(p, str) else next(iter(p)) for p in conf.get("plugins", [])}
     assert plugins <= {"search"}  # privacy/social fetch at build time, offline adds a CDN shim
     assert conf["strict"] is True
+
+
+def test_the_readme_is_a_short_front_page_whose_links_resolve() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) < 200
+    first_block = text.split("```")[1]
+    commands = [ln.split("#")[0].strip() for ln in first_block.splitlines()[1:] if ln.strip()]
+    assert commands == ["make demo", "make test"]
+    links = re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", text)
+    local = [link for link in links if "://" not in link]
+    assert local, "the README links into the docs"
+    assert [link for link in local if not (ROOT / link).exists()] == []
