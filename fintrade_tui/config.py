@@ -130,6 +130,19 @@ class RunsConfig(_Strict):
     backoff: float = Field(1.0, ge=0)  # seconds, doubled per retry
 
 
+class MatchConfig(_Strict):
+    """`judging.match`: the answer matcher's tolerance mode (judging/answer_match.py).
+
+    An answer's figure equals the reference's when |answer - reference| <= max(rel_tol *
+    |reference|, abs_tol): rel_tol 0.01 accepts 0.1413 for 0.14136 and $5.7 billion for
+    5,678 (in millions); abs_tol only matters for a reference at or near zero. The `finqa` and
+    `tatqa` modes use their benchmarks' own rules and ignore these.
+    """
+
+    rel_tol: float = Field(0.01, ge=0, lt=1)
+    abs_tol: float = Field(1e-9, ge=0)
+
+
 class JudgingConfig(_Strict):
     model: str = "local"  # the judge: a registry name
     retries: int = Field(2, ge=0)  # invalid judge output is asked again this many times
@@ -142,6 +155,7 @@ class JudgingConfig(_Strict):
     rms_tau: float = Field(0.5, ge=0, le=1)  # FinAR: max normalized Levenshtein key distance
     rms_thetas: list[float] = [0.0, 0.01, 0.05, 0.1, 0.2, 0.5, 0.8, 1.0]
     disagreement: int = Field(2, ge=1, le=4)  # judge vs human gap that is highlighted
+    match: MatchConfig = MatchConfig()  # the answer matcher's tolerance mode
 
 
 class UIConfig(_Strict):

@@ -1,0 +1,302 @@
+"""Answer-matching room: does an answer state the reference's figure, under a named scoring mode?
+
+`match(answer, reference, mode)` reads both with the finance-numbers room and always says why:
+"answer 12.5% = 0.125, reference 0.125: equal under FinQA's rule (rounded to 5 places)".
+
+Modes:
+- `finqa`: FinQA's execution-accuracy test (czyssrs/FinQA code/evaluate/evaluate.py): the
+  answer's figure, a percentage divided by 100, rounded to 5 places, must equal the reference
+  (the published `exe_ans`) exactly. FinQA's own script reads only plain numbers and "n%"; the
+  reason says so when the answer's figure is written otherwise ("$1.2 billion", "(3.2%)").
+- `tatqa`: TAT-QA's exact match and numeracy-focused F1 (NExTplusplus/TAT-QA tatqa_metric.py),
+  with the scale scored separately (see tatqa_score.py).
+- `tolerance`: |answer - reference| <= max(rel_tol * |reference|, abs_tol), from config
+  `judging.match` (rel_tol 1%, abs_tol 1e-9 by default).
+In every mode a percentage and a fraction are one value (12.5% = 0.125); a plain number is not
+read as a percentage (14.1 vs 0.141 is "a factor of 100 apart", said as a hint). The figure
+picked from a long answer is the last one after an "answer:" marker if any, else the last one of
+the reference's kind (percent, currency, multiple), else the last one; years are skipped.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from fintrade_tui.errors import UserError
+from fintrade_tui.judging.finance_numbers import (
+    PLAIN,
+    Figure,
+    figures,
+    fmt,
+    scale_of,
+    with_scale,
+)
+
+EQUAL, NOT_EQUAL, IN_RANGE = "equal", "not_equal", "in_range"
+NO_NUMBER, NO_REFERENCE = "no_number", "no_reference"
+MODES = ("finqa", "tatqa", "tolerance")
+GIVEN = (-1, -1)  # the span of a reference given as a number, in no text
+
+
+@dataclass(frozen=True)
+class Match:
+    """A verdict and the one line that explains it; the figures are there to be marked."""
+
+    verdict: str  # equal | not_equal | in_range | no_number | no_reference
+    reason: str
+    mode: str
+    answer_value: float | str | None  # base units (0.125 for "12.5%"), "yes"/"no", or None
+    reference_value: float | str | None
+    answer_figure: Figure | None = None  # where the answer states it
+    reference_figure: Figure | None = None
+    em: float | None = None  # tatqa: exact match (0 or 1)
+    f1: float | None = None  # tatqa: F1 (= em for arithmetic and count answers)
+    scale_ok: bool | None = None  # tatqa: the prediction's scale is the reference's
+    tatqa_prediction: tuple[list[str], str] | None = None  # tatqa: what was scored
+
+
+def match(
+    answer: str | list[str],
+    reference: str | float | Mapping[str, Any],
+    mode: str = "tolerance",
+    *,
+    scale_hint: str | None = None,
+    answer_scale: str | None = None,
+    cfg: Any = None,
+) -> Match:
+    """Compare `answer` with `reference` under `mode`.
+
+    `reference`: a figure as text or a number (FinQA's `exe_ans`), "yes"/"no", or a TAT-QA
+    annotation {"answer", "answer_type", "scale"}. `scale_hint`: the question's or table's units
+    ("in millions"), applied to figures that state none. `answer_scale`: a TAT-QA prediction's
+    own scale (the answer is then taken as TAT-QA's prediction format, unconverted). `cfg`: a
+    Config, for the tolerance mode's `judging.match`.
+    """
+    if mode not in MODES:
+        raise UserError("answer match", f"unknown mode '{mode}'", f"use one of {', '.join(MODES)}")
+    if mode == "tatqa":
+        from fintrade_tui.judging.tatqa_score import tatqa_match
+
+        return tatqa_match(answer, reference, scale_hint=scale_hint, answer_scale=answer_scale)
+    if isinstance(reference, Mapping):  # a TAT-QA annotation scored by value
+        hint = reference.get("scale") or scale_hint
+        gold = reference.get("answer")
+        reference = ", ".join(map(str, gold)) if isinstance(gold, list) else gold
+        scale_hint = hint
+    text = " ".join(map(str, answer)) if isinstance(answer, list) else str(answer or "")
+    ref = reference_figure(reference, scale_hint)
+    if isinstance(ref, str):
+        return _words(text, ref, mode)
+    if ref is None:
+        return Match(NO_REFERENCE, f"reference {_quote(reference)} has no figure", mode, None, None)
+    found = [f for f in figures(text, scale_hint) if ref.is_year or not f.is_year]
+    if not found:
+        why = f"no figure in the answer (reference {ref.describe()})"
+        return Match(NO_NUMBER, why, mode, None, ref.value, reference_figure=ref)
+    fig = pick(text, found, ref)
+    if mode == "finqa":
+        verdict, core = _finqa(fig, ref)
+    else:
+        verdict, core = _tolerance(fig, ref, _tolerances(cfg))
+    notes = _notes(verdict, text, fig, ref, found, mode, cfg)
+    reason = f"answer {fig.describe()}, reference {ref.describe()}: {core}" + notes
+    return Match(verdict, reason, mode, fig.value, ref.value, fig, ref)
+
+
+def reference_figure(reference: Any, scale_hint: str | None = None) -> Figure | str | None:
+    """The reference as a figure; "yes"/"no" as the word; None when it states no figure."""
+    if isinstance(reference, bool) or reference is None:
+        return None
+    if isinstance(reference, int | float):
+        v = float(reference)
+        if not math.isfinite(v):
+            return None
+        text = repr(v) if "e" not in repr(v) else fmt(v)
+        fig = Figure(text, GIVEN, v, v, PLAIN, decimals=_decimals(text))
+        hint = scale_of(scale_hint)
+        return with_scale(fig, hint) if hint else fig
+    text = str(reference).strip()
+    if word := _yes_no(text):
+        return word
+    found = figures(text, scale_hint)
+    years = [f for f in found if not f.is_year]
+    return (years or found)[-1] if found else None
+
+
+def _decimals(text: str) -> int:
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+# --- picking the answer's figure --------------------------------------------------------------
+_MARKER = re.compile(r"\b(?:final\s+answer|answer\s*(?:is|:)|therefore)\b", re.I)
+
+
+def pick(text: str, found: list[Figure], ref: Figure) -> Figure:
+    """The figure the answer gives as its answer (see the module docstring)."""
+    marks = [m.end() for m in _MARKER.finditer(text)]
+    after = [f for f in found if marks and f.span[0] >= marks[-1]]
+    pool = after or found
+    same = [f for f in pool if f.kind == ref.kind] if ref.kind != PLAIN else []
+    return (same or pool)[-1]
+
+
+def _yes_no(text: str) -> str | None:
+    m = re.match(r"^\W*(?:short\s+answer\W*|final\s+answer\W*|answer\W*)?(yes|no)\b", text, re.I)
+    return m.group(1).lower() if m else None
+
+
+def _words(text: str, ref: str, mode: str) -> Match:
+    said = _yes_no(text)
+    if said is None:
+        return Match(NO_NUMBER, f"the answer says neither yes nor no (reference {ref})", mode,
+                     None, ref)  # fmt: skip
+    verdict = EQUAL if said == ref else NOT_EQUAL
+    word = "equal" if verdict == EQUAL else "not equal"
+    return Match(verdict, f"answer says {said}, reference {ref}: {word}", mode, said, ref)
+
+
+def _quote(value: Any) -> str:
+    text = str(value)
+    return f"'{text[:60]}...'" if len(text) > 60 else f"'{text}'"
+
+
+# --- the modes --------------------------------------------------------------------------------
+def _finqa_cmp(fig: Figure, ref: Figure) -> tuple[float, float]:
+    """Both in the reference's units (the table's, when a scale hint set them), as FinQA has it.
+    A published exe_ans is compared as given (the script does not round it); a reference written
+    as text ("18.6%") is first rounded as FinQA's execution would have rounded it."""
+    r = ref.value / ref.scale
+    return fig.value / ref.scale, r if ref.span == GIVEN else round(r, 5)
+
+
+def _finqa(fig: Figure, ref: Figure) -> tuple[str, str]:
+    if fig.is_range or ref.is_range:
+        same = lambda a, r: round(a / ref.scale, 5) == r / ref.scale  # noqa: E731
+        return _range(fig, ref, same, "FinQA's rule needs one value")
+    a, r = _finqa_cmp(fig, ref)
+    if round(a, 5) == r:
+        return EQUAL, "equal under FinQA's rule (rounded to 5 places)"
+    return NOT_EQUAL, f"not equal under FinQA's rule ({fmt(round(a, 5))} vs {fmt(r)} at 5 places)"
+
+
+def _tolerances(cfg: Any) -> tuple[float, float]:
+    if cfg is None:
+        from fintrade_tui.config import MatchConfig
+
+        m = MatchConfig()
+    else:
+        m = cfg.judging.match
+    return m.rel_tol, m.abs_tol
+
+
+def _close(a: float, r: float, tol: tuple[float, float]) -> bool:
+    return abs(a - r) <= max(tol[0] * abs(r), tol[1])
+
+
+def _tolerance(fig: Figure, ref: Figure, tol: tuple[float, float]) -> tuple[str, str]:
+    if fig.is_range or ref.is_range:
+        return _range(fig, ref, lambda a, r: _close(a, r, tol), "a range is not a value")
+    a, r = fig.value, ref.value
+    off = _off(a, r)
+    if a == r:
+        return EQUAL, "equal"
+    if _close(a, r, tol):
+        return EQUAL, f"equal within {_pct(tol[0])} ({off})"
+    return NOT_EQUAL, f"not equal, {off} (tolerance {_pct(tol[0])})"
+
+
+def _range(fig: Figure, ref: Figure, same: Any, why: str) -> tuple[str, str]:
+    """Ranges: both ranges -> both ends; an answer range holding the reference -> in_range;
+    an answer value inside the reference's range -> equal."""
+    lo, hi = fig.value, fig.high if fig.high is not None else fig.value
+    r_lo, r_hi = ref.value, ref.high if ref.high is not None else ref.value
+    if fig.is_range and ref.is_range:
+        ok = same(lo, r_lo) and same(hi, r_hi)
+        return (EQUAL, "the same range") if ok else (NOT_EQUAL, "not the same range")
+    if fig.is_range:
+        if lo <= r_lo <= hi or same(lo, r_lo) or same(hi, r_lo):
+            return IN_RANGE, f"the answer's range holds the reference; {why}"
+        return NOT_EQUAL, "the answer's range does not hold the reference"
+    if r_lo <= lo <= r_hi or same(lo, r_lo) or same(lo, r_hi):
+        return EQUAL, "inside the reference's range"
+    return NOT_EQUAL, "outside the reference's range"
+
+
+def _off(a: float, r: float) -> str:
+    if r == 0:
+        return f"off by {fmt(abs(a - r))}"
+    rel = abs(a - r) / abs(r)
+    return f"off by {_pct(rel)}" if rel < 1 else f"{a / r:.3g} times the reference"
+
+
+def _pct(x: float) -> str:
+    p = x * 100
+    return f"{p:.0f}%" if p >= 10 else f"{p:.2g}%"
+
+
+# --- hints: why a not-equal might still be the same answer -------------------------------------
+_FACTORS = [(100.0, "percent vs fraction"), (1e3, "a scale apart"), (1e6, "a scale apart")]
+_FACTORS += [(1e9, "a scale apart")]
+
+
+def _notes(
+    verdict: str, text: str, fig: Figure, ref: Figure, found: list[Figure], mode: str, cfg: Any
+) -> str:
+    notes = []
+    if mode == "finqa" and not finqa_reads(fig.text):
+        notes.append(f"FinQA's own script cannot read '{fig.text}'")
+    r = _finqa_cmp(fig, ref)[1]
+    if mode == "finqa" and ref.span == GIVEN and round(r, 5) != r:
+        notes.append("the reference has more than 5 decimals: FinQA compares it unrounded")
+    if verdict == NOT_EQUAL and not (fig.is_range or ref.is_range):
+        notes += _hints(fig, ref)
+        others = [f for f in found if f is not fig and not f.is_range]
+        for other in others:
+            ok = (
+                round(_finqa_cmp(other, ref)[0], 5) == _finqa_cmp(other, ref)[1]
+                if mode == "finqa"
+                else _close(other.value, ref.value, _tolerances(cfg))
+            )
+            if ok:
+                notes.append(f"another figure in the answer, {other.text}, agrees")
+                break
+    return "".join(f"; {n}" for n in notes)
+
+
+def _hints(fig: Figure, ref: Figure) -> list[str]:
+    out = []
+    a, r = fig.value, ref.value
+    stated = _in_units(r, fig)
+    if fig.number and round(stated, fig.decimals) == fig.number:
+        places = f"{fig.decimals} decimal{'s' * (fig.decimals != 1)}"
+        out.append(f"equal at the answer's precision ({places})")
+    if a and r:
+        ratio = abs(a / r)
+        for factor, why in _FACTORS:
+            if abs(ratio * factor - 1) <= 0.01 or abs(ratio / factor - 1) <= 0.01:
+                out.append(f"a factor of {fmt(factor)} apart ({why})")
+        if abs(a + r) <= 0.01 * abs(r):
+            out.append("equal but for the sign")
+    return out
+
+
+def _in_units(value: float, fig: Figure) -> float:
+    """`value` written in the figure's own units (percent points for "14.1%", billions...)."""
+    if fig.unit in ("%", "pp"):
+        return value * 100
+    if fig.unit == "bp":
+        return value * 10_000
+    return value if fig.unit == "x" else value / fig.scale
+
+
+_FLOAT = re.compile(r"\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)\s*")
+
+
+def finqa_reads(text: str) -> bool:
+    """Whether FinQA's str_to_num reads `text`: float() after dropping commas, or "n%"."""
+    bare = text.replace(",", "")
+    return bool(_FLOAT.fullmatch(bare) or ("%" in bare and _FLOAT.fullmatch(bare.replace("%", ""))))

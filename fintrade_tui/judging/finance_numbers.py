@@ -1,0 +1,255 @@
+"""Finance-numbers room: the figures in a financial answer, read as an analyst reads them.
+
+`figures(text)` finds every figure with its span: scale words and suffixes ("1.2 billion",
+"$1.2bn", "450K", "3 tn"), percent vs fraction ("12.5%", "12.5 percent", "40 basis points" are
+read as the fractions 0.125 and 0.004), accounting negatives "(1,234)", minus signs (incl. the
+Unicode minus), currency symbols and codes ($, US$, USD, €, £, ¥), thousands separators, ranges
+("1.2-1.4 billion", "between 5% and 7%") and multiples ("3.2x", "3.2 times"). A scale given as
+context ("in millions", a table's or a question's units) applies to the figures that state none.
+Dates, years, fiscal labels, form types and window lengths are not figures. No LLM, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+PERCENT, CURRENCY, MULTIPLE, PLAIN = "percent", "currency", "multiple", "plain"
+
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_SCALE_WORDS = {  # as written -> canonical word
+    **{w: w for w in _SCALES},
+    **{w + "s": w for w in _SCALES},
+    "k": "thousand", "K": "thousand",
+    "m": "million", "M": "million", "mn": "million", "mm": "million", "MM": "million",
+    "b": "billion", "B": "billion", "bn": "billion",
+    "T": "trillion", "tn": "trillion", "trn": "trillion",
+}  # fmt: skip
+_UNITS = {"%": "%", "percent": "%", "per cent": "%", "pct": "%", "percentage point": "pp"}
+_UNITS |= {"percentage points": "pp", "pp": "pp", "basis point": "bp", "basis points": "bp"}
+_UNITS |= {"bps": "bp", "bp": "bp", "x": "x", "×": "x", "times": "x"}
+_CURRENCY = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY"}
+_CODES = ("USD", "EUR", "GBP", "JPY", "CNY", "CAD", "AUD", "CHF")
+_CURRENCY_WORDS = {"dollars": "USD", "dollar": "USD", "euros": "EUR", "euro": "EUR"}
+_CURRENCY_WORDS |= {"pounds": "GBP", "yen": "JPY"}
+
+_NUMERAL = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\d])")
+_BEFORE = re.compile(  # what may stand before a numeral: "(", a sign, a currency, in any order
+    r"(?P<open>\(\s?)?(?P<sign>[-+\u2212])?(?P<cur>US\$|[$€£¥]|(?:"
+    + "|".join(_CODES)
+    + r")\s?)?(?P<open2>\()?(?P<sign2>[-\u2212])?$"
+)
+_AFTER = re.compile(
+    r"(?:(?P<scale>\s?(?:thousands?|millions?|billions?|trillions?|mn|bn|tn|trn|MM)\b|(?:MM|mm|[kKmMbBT])"
+    r"(?![\w%]))"
+    r")?(?P<unit>\s?(?:%|percent\b|per\s+cent\b|pct\b|percentage\s+points?\b|pp\b|basis\s+points?\b"
+    r"|bps?\b)|[xX×](?![\w%])|\s(?:times|x)\b)?"
+    r"(?P<cur>\s(?:" + "|".join(_CODES + tuple(_CURRENCY_WORDS)) + r")\b)?(?P<close>\s?\))?"
+)
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+)
+NOT_FIGURES = re.compile(
+    "|".join(
+        [
+            r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b",  # dates
+            rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?\b",  # Sep 30, 2025
+            rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}",  # 30 September
+            r"\b(?:Q[1-4]|H[12]|[1-4]Q)(?:\s*FY\s*'?\d{2,4}|\s*'\d{2}|\d{2})?\b",  # fiscal labels
+            r"\bFY\s*'?\d{2,4}\b|\bfiscal(?:\s+year)?\s+\d{4}\b",
+            r"\[[^\]\n]{0,40}\d[^\]\n]{0,40}\]",  # citation labels [E1]
+            r"(?:^|(?<=\n))[ \t]*(?:\d{1,2}[.)]|\(\d{1,2}\))(?=\s)",  # list numbering
+            r"\b\d+[-\s](?:trading[-\s])?(?:day|week|month|year|quarter)s?[-\s]",  # windows
+            r"\b\d{1,2}-[KQF]\b|\bS&P\s?\d+|\b\d+(?:st|nd|rd|th)\b",  # 10-K, S&P 500, 3rd
+        ]
+    )
+)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure as written in a text, and its value in base units."""
+
+    text: str  # the figure as written ("$1.2bn", "(1,234)", "12.5%")
+    span: tuple[int, int]  # in the text, for marking it
+    number: float  # the numeral, signed: 12.5 for "12.5%", 1.2 for "$1.2bn"
+    value: float  # base units: percents and basis points as fractions, scale applied
+    kind: str  # percent | currency | multiple | plain
+    unit: str = ""  # as written: "%", "pp" (percentage points), "bp", "x", or ""
+    scale: float = 1.0  # the multiplier applied (1e9 for "bn"; from context when scale_from_hint)
+    scale_word: str = ""  # thousand | million | billion | trillion (percent: from a hint), or ""
+    scale_from_hint: bool = False
+    currency: str = ""  # ISO code when one is written
+    decimals: int = 0  # digits after the point, as written
+    high: float | None = None  # a range's upper end (value is its lower end)
+    is_year: bool = False  # a bare 1900..2100 integer: a year unless the reference is one
+
+    @property
+    def is_range(self) -> bool:
+        return self.high is not None
+
+    def describe(self) -> str:
+        """'12.5% = 0.125', '5678 (in millions) = 5,678,000,000', '0.125'."""
+        word = self.scale_word + ("s" if self.scale_word != "percent" else "")
+        shown = self.text + (f" (in {word})" if self.scale_from_hint else "")
+        if self.is_range:
+            return f"{shown} = {fmt(self.value)} to {fmt(self.high or 0.0)}"
+        return shown if _same(self.text, self.value) else f"{shown} = {fmt(self.value)}"
+
+
+def fmt(value: float) -> str:
+    """A value as people read it: 0.125, 1,200,000,000, -3.5, 14.1; no exponents above 1e-4."""
+    if value == int(value) and abs(value) < 1e15:
+        return f"{int(value):,}" if abs(value) >= 1e4 else str(int(value))
+    if abs(value) >= 1e4:
+        return f"{value:,.2f}".rstrip("0").rstrip(".")
+    return f"{value:.6g}"
+
+
+def _same(text: str, value: float) -> bool:
+    try:
+        return float(text.replace(",", "")) == value
+    except ValueError:
+        return False
+
+
+def scale_of(hint: str | None) -> tuple[float, str] | None:
+    """The scale a context phrase sets: 'in millions' -> (1e6, 'million'); '%' -> percent."""
+    if not hint:
+        return None
+    if re.search(r"%|\bper\s?cent|\bpercentage\b", hint, re.I):
+        return 0.01, "percent"
+    m = re.search(
+        r"\b(thousand|million|billion|trillion)s?\b|\b(mn|bn|tn|MM)\b|(\$?000s?\b)", hint, re.I
+    )
+    if not m:
+        return None
+    word = "thousand" if m.group(3) else (m.group(1) or _SCALE_WORDS[m.group(2).lower()]).lower()
+    return _SCALES[word], word
+
+
+def figures(text: str, scale_hint: str | None = None) -> list[Figure]:
+    """Every figure in `text`, in order; ranges merged into one figure."""
+    skip = [m.span() for m in NOT_FIGURES.finditer(text)]
+    found: list[Figure] = []
+    for m in _NUMERAL.finditer(text):
+        a, b = m.span()
+        if any(s <= a < e for s, e in skip):
+            continue
+        fig = _read(text, m.group(1), a, b)
+        if fig is not None:
+            found.append(fig)
+    merged = _ranges(text, found)
+    hint = scale_of(scale_hint)
+    return [with_scale(f, hint) for f in merged] if hint else merged
+
+
+def _read(text: str, raw: str, a: int, b: int) -> Figure | None:
+    before = _BEFORE.search(text[max(0, a - 8) : a])
+    after = _AFTER.match(text, b)
+    assert before is not None and after is not None  # every group is optional
+    pre, start, end = before.group(0), a - len(before.group(0)), after.end()
+    closed = bool(after.group("close"))
+    paren = "(" in pre and closed  # accounting negative: "(1,234)", "$(1,234)"
+    if "(" in pre and not closed:  # an unclosed "(" is punctuation: start after it
+        start += pre.rindex("(") + 1
+    if closed and not paren:  # "(in millions 5)": that ")" is not ours
+        end = after.start("close")
+    sign = before.group("sign2") or before.group("sign")
+    at = a - len(pre) + pre.index(sign) if sign else a
+    if sign and at >= start and at > 0 and text[at - 1].isalnum():
+        start, sign = at + 1, None  # "5-7%": that dash joins a range, it is no minus
+    if sign and at < start:
+        sign = None  # cut off with the unclosed "("
+    number = float(raw.replace(",", "")) * (-1 if (sign and sign != "+") or paren else 1)
+    unit = _UNITS.get(re.sub(r"\s+", " ", (after.group("unit") or "").strip().lower()), "")
+    cur = (before.group("cur") or "").strip()
+    cur_after = (after.group("cur") or "").strip()
+    currency = _CURRENCY.get(cur, cur) or _CURRENCY_WORDS.get(cur_after.lower(), cur_after)
+    scale_raw = (after.group("scale") or "").strip()
+    scale_word = _SCALE_WORDS.get(scale_raw) or _SCALE_WORDS.get(scale_raw.lower(), "")
+    decimals = len(raw.split(".")[1]) if "." in raw else 0
+    kind, value = _value(number, unit, currency, _SCALES.get(scale_word, 1.0))
+    plain_int = kind == PLAIN and not scale_word and not sign and decimals == 0 and "," not in raw
+    span = text[start:end]
+    start += len(span) - len(span.lstrip())
+    span = span.strip()
+    fig = Figure(span, (start, start + len(span)), number, value, kind, unit=unit)
+    return replace(fig, scale=_SCALES.get(scale_word, 1.0), scale_word=scale_word,
+                   currency=currency, decimals=decimals,
+                   is_year=plain_int and 1900 <= number <= 2100 and not paren)  # fmt: skip
+
+
+def _value(number: float, unit: str, currency: str, scale: float) -> tuple[str, float]:
+    """(kind, value in base units); percents divided as FinQA's script does (x / 100.0)."""
+    if unit in ("%", "pp"):
+        return PERCENT, number / 100.0
+    if unit == "bp":
+        return PERCENT, number / 10_000.0
+    if unit == "x":
+        return MULTIPLE, number
+    return (CURRENCY if currency else PLAIN), number * scale
+
+
+_JOIN = re.compile(r"^\s*(?:-|–|—|to)\s*$")
+_BETWEEN = re.compile(r"\bbetween\s+$", re.I)
+_FROM = re.compile(r"\bfrom\s+(?:about\s+|around\s+)?$", re.I)
+
+
+def _ranges(text: str, found: list[Figure]) -> list[Figure]:
+    """Join "1.2-1.4 billion", "5% to 7%", "between 5% and 7%" into one figure each."""
+    out: list[Figure] = []
+    i = 0
+    while i < len(found):
+        lo = found[i]
+        hi = found[i + 1] if i + 1 < len(found) else None
+        if hi is not None and _joins(text, lo, hi):
+            out.append(_join(text, lo, hi))
+            i += 2
+            continue
+        out.append(lo)
+        i += 1
+    return out
+
+
+def _joins(text: str, lo: Figure, hi: Figure) -> bool:
+    gap = text[lo.span[1] : hi.span[0]]
+    lead = text[max(0, lo.span[0] - 12) : lo.span[0]]
+    if lo.is_year or hi.is_year or lo.is_range:
+        return False
+    if re.fullmatch(r"\s*and\s*", gap):
+        ok = bool(_BETWEEN.search(lead))
+    else:
+        ok = bool(_JOIN.match(gap)) and not (gap.strip() == "to" and _FROM.search(lead))
+    same = (lo.kind, lo.scale_word) == (hi.kind, hi.scale_word)
+    return ok and (_bare(lo, hi) or same) and hi.number >= lo.number
+
+
+def _bare(lo: Figure, hi: Figure) -> bool:
+    """The low end borrows the high end's unit: "1.2-1.4 billion", "$1.2 to $1.4 billion"."""
+    return lo.kind in (PLAIN, CURRENCY) and not lo.scale_word and lo.currency in ("", hi.currency)
+
+
+def _join(text: str, lo: Figure, hi: Figure) -> Figure:
+    if _bare(lo, hi):
+        _, low = _value(lo.number, hi.unit, hi.currency, hi.scale)
+    else:
+        low = lo.value
+    span = (lo.span[0], hi.span[1])
+    return replace(hi, text=text[span[0] : span[1]], span=span, number=lo.number, value=low,
+                   high=hi.value, decimals=max(lo.decimals, hi.decimals))  # fmt: skip
+
+
+def with_scale(fig: Figure, hint: tuple[float, str]) -> Figure:
+    """A context scale applies to figures stating none ("5,678" under "in millions")."""
+    factor, word = hint
+    if fig.scale_word or fig.kind in (PERCENT, MULTIPLE) or fig.is_year:
+        return fig
+    if word == "percent":  # TAT-QA's scale "percent": the figures are percentages
+        high = None if fig.high is None else fig.high / 100.0
+        return replace(fig, kind=PERCENT, value=fig.value / 100.0, high=high, scale_word=word,
+                       scale_from_hint=True)  # fmt: skip
+    high = None if fig.high is None else fig.high * factor
+    return replace(fig, value=fig.value * factor, scale=factor, scale_word=word,
+                   scale_from_hint=True, high=high)  # fmt: skip
