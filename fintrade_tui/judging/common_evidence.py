@@ -20,6 +20,7 @@ from typing import Any
 
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
+from fintrade_tui.judging.manipulation import neutralize
 from fintrade_tui.questions.model import Question
 from fintrade_tui.runs.evidence import EvidenceItem
 from fintrade_tui.runs.prompts import defang
@@ -46,7 +47,8 @@ class CommonEvidence:
         for n, item in enumerate(self.items, 1):
             when = f" (available from {item.available_from})" if item.available_from else ""
             title = item.title or item.id
-            blocks.append(defang(f"[C{n}] {title}{when}\n{item.text.strip()}", TAG))
+            text = neutralize(item.text.strip())  # a passage may address the grader too
+            blocks.append(defang(f"[C{n}] {title}{when}\n{text}", TAG))
         return "\n\n".join(blocks)
 
     def record(self) -> dict[str, Any]:

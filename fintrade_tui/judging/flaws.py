@@ -30,7 +30,10 @@ from fintrade_tui.questions.model import Question
 from fintrade_tui.store.locked import LockedTable, insert_rows
 
 LLM_FLAGS = ("unsupported_claims", "inconsistent_conclusion")
-FLAGS = ("wrong_entity", "wrong_period", *LLM_FLAGS, "incomplete", "truncated")  # the paper's order
+# the paper's order, then text that addresses the grader (judging/manipulation.py)
+FLAGS = (
+    "wrong_entity", "wrong_period", *LLM_FLAGS, "incomplete", "truncated", "judge_manipulation",
+)  # fmt: skip
 DETERMINISTIC = "deterministic"
 LENGTH_REASONS = {"length", "max_tokens", "model_length"}  # OpenAI, Anthropic/Inspect, Inspect
 EVIDENCE_CHARS = 12_000  # what the LLM check reads of a run's evidence (a small model's context)
@@ -197,12 +200,17 @@ def deterministic_flags(
 ) -> list[Flag]:
     """Every deterministic check on one run (the store's company names when `con` is given,
     the hand-kept alias table without)."""
+    from fintrade_tui.judging import manipulation as m
+
     companies = _companies(run, q, con)
+    items = (run.get("evidence") or {}).get("items") or []
     return [
         *wrong_entity(run, q, con, companies),
         *wrong_period(run, q),
         *incomplete(run, q, con, companies),
         *truncated(run, q),
+        *[Flag(m.FLAG, why, span, start) for why, span, start in m.answer_flags(_answer(run))],
+        *[Flag(m.FLAG, why, span) for why, span in m.evidence_flags(items)],
     ]
 
 

@@ -164,11 +164,25 @@ def _values(j: JudgeInput, reference_tokens: int | None = None) -> dict[str, str
             else "(none given)",
             "reference",
         ),
-        "answer": defang(j.run.get("answer") or "(empty answer)", "answer"),
+        "answer": defang(guarded(j.run.get("answer") or "(empty answer)"), "answer"),
         "audit": defang(summary_line(j.audit) if j.audit else "(no audit)", "audit"),
         "a": "",
         "b": "",
     }
+
+
+def guarded(answer: str) -> str:
+    """The answer as the judge reads it: text addressed to the grader (judging/manipulation.py)
+    replaced by a marker, and a line saying so, so the request itself never reaches the judge."""
+    from fintrade_tui.judging.manipulation import find, neutralize
+
+    hits = find(answer)
+    if not hits:
+        return answer
+    return (
+        neutralize(answer, hits) + f"\n[fintrade-tui: {len(hits)} passage(s) of this answer "
+        "addressed the grader and were removed; they say nothing of its quality]"
+    )
 
 
 def _messages(system: str, user: str, values: dict[str, str]) -> list[dict[str, str]]:
@@ -263,6 +277,11 @@ async def judge_run(cfg: Config, j: JudgeInput, judge: str | None = None) -> Sco
     }
     if j.common is not None:
         detail["common_evidence"] = j.common.record()
+    from fintrade_tui.judging.manipulation import find
+
+    hits = find(j.run.get("answer"))
+    if hits:  # kept beside the scores: what the judge was not shown, and why
+        detail["manipulation"] = [h.reason() for h in hits]
     if parsed is None:
         return Score(
             j.run["id"],
@@ -346,8 +365,8 @@ def pair_judge(cfg: Config, question: Question, answers: dict[str, str], judge: 
 
     async def judge_pair(x: str, y: str) -> str:
         v = _values(JudgeInput({"id": x, "answer": ""}, question), _reference_budget(cfg, judge))
-        v["a"] = defang(answers[x] or "(empty)", "answer_a")
-        v["b"] = defang(answers[y] or "(empty)", "answer_b")
+        v["a"] = defang(guarded(answers[x] or "(empty)"), "answer_a")
+        v["b"] = defang(guarded(answers[y] or "(empty)"), "answer_b")
         messages = _messages(t["pair_system"], t["pair_user"], v)
         parsed, _, error, _ = await _ask_valid(
             cfg, judge, messages, PAIR_SCHEMA, parse_pair, cfg.judging.retries
