@@ -256,7 +256,7 @@ def report(
 
 def _judge_line(j: dict) -> str:
     where = (
-        "a local model on this machine: see the README's judge calibration"
+        "a local model on this machine: see docs/benchmarks.md, judge calibration"
         if j["local"]
         else "a hosted model"
     )
