@@ -83,17 +83,22 @@ def match(
 
         return tatqa_match(answer, reference, scale_hint=scale_hint, answer_scale=answer_scale)
     if isinstance(reference, Mapping):  # a TAT-QA annotation scored by value
-        hint = reference.get("scale") or scale_hint
+        scale_hint = reference.get("scale") or scale_hint
         gold = reference.get("answer")
-        reference = ", ".join(map(str, gold)) if isinstance(gold, list) else gold
-        scale_hint = hint
+        if isinstance(gold, list) and len(gold) > 1:
+            why = f"reference lists {len(gold)} answers ({', '.join(map(str, gold))})"
+            return Match(NO_REFERENCE, why + ": only the tatqa mode scores lists", mode, None, None)
+        reference = gold[0] if isinstance(gold, list) and gold else gold
     text = " ".join(map(str, answer)) if isinstance(answer, list) else str(answer or "")
     ref = reference_figure(reference, scale_hint)
+    # the answer's own scale if given; a percent context is the reference's only (an answer
+    # writes "%" when it means one: "0.2212" for 22.12 percent is the fraction)
+    hint = answer_scale or (None if scale_hint and _is_percent(scale_hint) else scale_hint)
     if isinstance(ref, str):
         return _words(text, ref, mode)
     if ref is None:
         return Match(NO_REFERENCE, f"reference {_quote(reference)} has no figure", mode, None, None)
-    found = [f for f in figures(text, scale_hint) if ref.is_year or not f.is_year]
+    found = [f for f in figures(text, hint) if ref.is_year or not f.is_year]
     if not found:
         why = f"no figure in the answer (reference {ref.describe()})"
         return Match(NO_NUMBER, why, mode, None, ref.value, reference_figure=ref)
@@ -125,6 +130,11 @@ def reference_figure(reference: Any, scale_hint: str | None = None) -> Figure | 
     found = figures(text, scale_hint)
     years = [f for f in found if not f.is_year]
     return (years or found)[-1] if found else None
+
+
+def _is_percent(hint: str) -> bool:
+    scale = scale_of(hint)
+    return scale is not None and scale[1] == "percent"
 
 
 def _decimals(text: str) -> int:
@@ -202,7 +212,7 @@ def _tolerance(fig: Figure, ref: Figure, tol: tuple[float, float]) -> tuple[str,
         return _range(fig, ref, lambda a, r: _close(a, r, tol), "a range is not a value")
     a, r = fig.value, ref.value
     off = _off(a, r)
-    if a == r:
+    if abs(a - r) <= 1e-12 * max(abs(a), abs(r)):  # 35.36 / 100 is 0.35359999999999997
         return EQUAL, "equal"
     if _close(a, r, tol):
         return EQUAL, f"equal within {_pct(tol[0])} ({off})"
@@ -286,7 +296,7 @@ def _hints(fig: Figure, ref: Figure) -> list[str]:
 
 def _in_units(value: float, fig: Figure) -> float:
     """`value` written in the figure's own units (percent points for "14.1%", billions...)."""
-    if fig.unit in ("%", "pp"):
+    if fig.unit in ("%", "pp") or fig.scale_word == "percent":
         return value * 100
     if fig.unit == "bp":
         return value * 10_000

@@ -40,9 +40,8 @@ _BEFORE = re.compile(  # what may stand before a numeral: "(", a sign, a currenc
     + r")\s?)?(?P<open2>\()?(?P<sign2>[-\u2212])?$"
 )
 _AFTER = re.compile(
-    r"(?:(?P<scale>\s?(?:thousands?|millions?|billions?|trillions?|mn|bn|tn|trn|MM)\b|(?:MM|mm|[kKmMbBT])"
-    r"(?![\w%]))"
-    r")?(?P<unit>\s?(?:%|percent\b|per\s+cent\b|pct\b|percentage\s+points?\b|pp\b|basis\s+points?\b"
+    r"(?P<close0>\))?(?:(?P<scale>\s?(?:thousands?|millions?|billions?|trillions?|mn|bn|tn|trn|MM)\b"
+    r"|(?:MM|mm|[kKmMbBT])(?![\w%])))?(?P<unit>\s?(?:%|percent\b|per\s+cent\b|pct\b|percentage\s+points?\b|pp\b|basis\s+points?\b"
     r"|bps?\b)|[xX×](?![\w%])|\s(?:times|x)\b)?"
     r"(?P<cur>\s(?:" + "|".join(_CODES + tuple(_CURRENCY_WORDS)) + r")\b)?(?P<close>\s?\))?"
 )
@@ -60,7 +59,7 @@ NOT_FIGURES = re.compile(
             r"\bFY\s*'?\d{2,4}\b|\bfiscal(?:\s+year)?\s+\d{4}\b",
             r"\[[^\]\n]{0,40}\d[^\]\n]{0,40}\]",  # citation labels [E1]
             r"(?:^|(?<=\n))[ \t]*(?:\d{1,2}[.)]|\(\d{1,2}\))(?=\s)",  # list numbering
-            r"\b\d+[-\s](?:trading[-\s])?(?:day|week|month|year|quarter)s?[-\s]",  # windows
+            r"\b\d+[-\s](?:trading[-\s])?(?:day|week|month|year|quarter)s?\b",  # windows
             r"\b\d{1,2}-[KQF]\b|\bS&P\s?\d+|\b\d+(?:st|nd|rd|th)\b",  # 10-K, S&P 500, 3rd
         ]
     )
@@ -104,7 +103,7 @@ def fmt(value: float) -> str:
         return f"{int(value):,}" if abs(value) >= 1e4 else str(int(value))
     if abs(value) >= 1e4:
         return f"{value:,.2f}".rstrip("0").rstrip(".")
-    return f"{value:.6g}"
+    return f"{value:.10g}"
 
 
 def _same(text: str, value: float) -> bool:
@@ -150,12 +149,12 @@ def _read(text: str, raw: str, a: int, b: int) -> Figure | None:
     after = _AFTER.match(text, b)
     assert before is not None and after is not None  # every group is optional
     pre, start, end = before.group(0), a - len(before.group(0)), after.end()
-    closed = bool(after.group("close"))
-    paren = "(" in pre and closed  # accounting negative: "(1,234)", "$(1,234)"
+    closed = bool(after.group("close0") or after.group("close"))
+    paren = "(" in pre and closed  # accounting negative: "(1,234)", "$(45) million"
     if "(" in pre and not closed:  # an unclosed "(" is punctuation: start after it
         start += pre.rindex("(") + 1
     if closed and not paren:  # "(in millions 5)": that ")" is not ours
-        end = after.start("close")
+        end = after.start("close0") if after.group("close0") else after.start("close")
     sign = before.group("sign2") or before.group("sign")
     at = a - len(pre) + pre.index(sign) if sign else a
     if sign and at >= start and at > 0 and text[at - 1].isalnum():
@@ -227,18 +226,22 @@ def _joins(text: str, lo: Figure, hi: Figure) -> bool:
 
 
 def _bare(lo: Figure, hi: Figure) -> bool:
-    """The low end borrows the high end's unit: "1.2-1.4 billion", "$1.2 to $1.4 billion"."""
-    return lo.kind in (PLAIN, CURRENCY) and not lo.scale_word and lo.currency in ("", hi.currency)
+    """The low end borrows the high end's unit: "1.2-1.4 billion", "$1.2-1.4 billion"."""
+    cur = lo.currency in ("", hi.currency) or not hi.currency
+    return lo.kind in (PLAIN, CURRENCY) and not lo.scale_word and cur
 
 
 def _join(text: str, lo: Figure, hi: Figure) -> Figure:
+    currency = hi.currency or lo.currency
     if _bare(lo, hi):
-        _, low = _value(lo.number, hi.unit, hi.currency, hi.scale)
+        kind, low = _value(lo.number, hi.unit, currency, hi.scale)
     else:
-        low = lo.value
-    span = (lo.span[0], hi.span[1])
+        kind, low = hi.kind, lo.value
+    between = _BETWEEN.search(text[max(0, lo.span[0] - 12) : lo.span[0]])
+    span = (lo.span[0] - (len(between.group(0)) if between else 0), hi.span[1])
     return replace(hi, text=text[span[0] : span[1]], span=span, number=lo.number, value=low,
-                   high=hi.value, decimals=max(lo.decimals, hi.decimals))  # fmt: skip
+                   high=hi.value, decimals=max(lo.decimals, hi.decimals), currency=currency,
+                   kind=kind if hi.kind in (PLAIN, CURRENCY) else hi.kind)  # fmt: skip
 
 
 def with_scale(fig: Figure, hint: tuple[float, str]) -> Figure:

@@ -27,6 +27,7 @@ from fintrade_tui.judging.finance_numbers import Figure, figures, fmt
 _SCALE = {"": 1, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000, "percent": 0.01}
 _STRIP = str.maketrans("", "", "'\"\\$€£¥%(),[]")  # what TAT-QA ignores inside a number
 _FLOAT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|[+-]?(?:inf|infinity)", re.I)
+_WORD_AFTER = re.compile(r"[\d.]+\s?[a-zA-Z]+")
 _QUOTES = str.maketrans("", "", "[]'\"")
 _ARTICLES = re.compile(r"\b(?:a|an|the)\b")
 
@@ -64,11 +65,11 @@ def tatqa_match(
     scale_ok = pred[1] == scale
     verdict = EQUAL if em == 1 else NOT_EQUAL
     said = "exact match" if em == 1 else "no exact match"
-    shown = f"'{pred[0][0]}'" if len(pred[0]) == 1 else str(pred[0])
+    shown = f"'{_clip(pred[0][0])}'" if len(pred[0]) == 1 else _clip(str(pred[0]))
     read = f" (read from {fig.text})" if fig is not None and fig.text != pred[0][0] else ""
     reason = (
-        f"answer {shown}{read} scale '{pred[1]}' -> {_best(tries, gold_str)}, reference "
-        f"{_show(golds, scale)} -> {_norm(gold_str)}: {said}, F1 {f1:.2f}; scale "
+        f"answer {shown}{read} scale '{pred[1]}' -> {_clip(_best(tries, gold_str))}, reference "
+        f"{_clip(_show(golds, scale))} -> {_clip(_norm(gold_str))}: {said}, F1 {f1:.2f}; scale "
         + ("matches" if scale_ok else f"'{pred[1]}' vs '{scale}'")
     )
     value = fig.value if fig is not None else _number(str(pred[0][0]))
@@ -85,6 +86,8 @@ def _gold(reference: Any, scale_hint: str | None) -> dict[str, Any]:
     scale = hint[1] if hint else ""
     if isinstance(reference, int | float) and not isinstance(reference, bool):
         return {"answer": reference, "answer_type": "arithmetic", "scale": scale}
+    if any(f.scale_word for f in figures(str(reference))):
+        scale = ""  # "$391.0 billion" states its own scale
     return {"answer": [str(reference)], "answer_type": "span", "scale": scale}
 
 
@@ -108,11 +111,17 @@ def _convert(
         return ([text.strip().rstrip(".")], ""), None
     ref = figures(str(golds[-1]), scale)
     fig = pick(text, found, ref[-1]) if ref else found[-1]
-    digits = f"{abs(fig.number):.{fig.decimals}f}"
-    numeral = ("-" if fig.number < 0 else "") + digits
-    if fig.unit in ("%", "pp"):
-        return ([numeral], "percent"), fig
-    return ([numeral], fig.scale_word if fig.scale_word in _SCALE else ""), fig
+    if fig.is_range:  # TAT-QA has no ranges: scored as the words written
+        return ([fig.text], ""), fig
+    number, decimals, scale_word = fig.number, fig.decimals, fig.scale_word
+    if fig.unit == "bp":  # 25 bps = 0.25 percent
+        number, decimals, scale_word = number / 100, decimals + 2, "percent"
+    elif fig.unit in ("%", "pp"):
+        scale_word = "percent"
+    elif scale_word == "trillion":  # not a TAT-QA scale: 3.8 trillion = 3800 billion
+        number, decimals, scale_word = number * 1000, max(0, decimals - 3), "billion"
+    numeral = f"{number:.{decimals}f}"  # the digits as written, without separators
+    return ([numeral], scale_word if scale_word in _SCALE else ""), fig
 
 
 def _is_year(text: str) -> bool:
@@ -144,7 +153,10 @@ def _number(text: str) -> float | int | None:
     if not found:
         return None
     fig = found[0]
-    value = round(fig.value if fig.unit in ("%", "pp") or fig.scale_word else fig.number, 4)
+    # TAT-QA's scale word is the first "<digits> <letters>" ("$(9.8) million" has none)
+    word = _WORD_AFTER.search(text)
+    scaled = fig.scale_word and word is not None and _scale_in(word.group(0)) != 1
+    value = round(fig.value if fig.unit in ("%", "pp") or scaled else fig.number, 4)
     if "(" in fig.text and not re.search(r"\([\d.\s]+\)", text):
         value = abs(value)  # TAT-QA's rule: "(134)" is negative, "(1,234)" and "(5%)" are not
     whole = fig.decimals == 0 and fig.unit not in ("%", "pp") and value == int(value)
@@ -193,6 +205,12 @@ def _metrics(pred: str, gold: str) -> tuple[float, float]:
 
 def _best(tries: list[str], gold: str) -> str:
     return _norm(max(tries, key=lambda t: _metrics(t, gold)))
+
+
+def _clip(text: str, width: int = 60) -> str:
+    """One line, at most `width` characters: reasons are one line."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def _show(golds: list[Any], scale: str) -> str:
