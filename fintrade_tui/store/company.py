@@ -288,8 +288,10 @@ def quarter_view(
     previous; None when either is missing or they come from different sources), source,
     estimated, fiscal_year, fiscal_period, period_end (the period the value belongs to), form,
     filed (the value's filing, or when a vendor value became available), accession, flags
-    (quality checks its inputs failed), contested (other sources that disagreed) and gap (why
-    a newer period has no value: a stale input, no source with debt, ...).
+    (quality checks its inputs failed), contested (other sources that disagreed), split into
+    contested_marked (those that earn the `≠` mark: store/contested.py) and contested_lower
+    (lower-ranked sources close enough to stay detail), and gap (why a newer period has no
+    value: a stale input, no source with debt, ...).
     """
     info = company_info(con, ticker)
     t = info["ticker"]
@@ -302,6 +304,9 @@ def quarter_view(
     forms = dict(
         con.execute("SELECT accession, form FROM filings WHERE ticker = ?", [t]).fetchall()
     )
+    from fintrade_tui.store.contested import source_ranks, split
+
+    ranks = source_ranks(con)
     rows = []
     for ratio, label in RATIO_LABELS.items():
         cur, old = now.get(ratio), before.get(ratio)
@@ -330,6 +335,8 @@ def quarter_view(
                 "gap": gaps.get(ratio),  # why the latest period has no value, when it has none
             }
         )
+        # `≠` only for a disagreement worth checking (store/contested.py); the rest is detail
+        rows[-1]["contested_marked"], rows[-1]["contested_lower"] = split(rows[-1], ranks)
     return {
         **info,
         "quarter": q,

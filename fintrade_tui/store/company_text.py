@@ -29,13 +29,19 @@ def provenance(row: dict[str, Any]) -> str:
 
 def check_note(row: dict[str, Any]) -> str:
     """The mark and one-line reason of a row: a gap first (it says why the value is older or
-    missing), then failed checks, then other sources that disagreed; "" for a clean value."""
+    missing), then failed checks, then other sources that disagreed (`≠` only for those worth
+    checking, store/contested.py; lower-ranked close ones as plain detail); "" when clean."""
     if row.get("gap"):
         return f"{MISSING} {row['gap']}"
     if row.get("flags"):
         return f"{FLAGGED} {row['flags'].replace(',', ', ')}"
-    if row.get("contested"):
-        return f"{CONTESTED} {row['contested']}"
+    if "contested_marked" not in row:  # a row from before the split: every disagreement
+        return f"{CONTESTED} {row['contested']}" if row.get("contested") else ""
+    if row.get("contested_marked"):
+        rest = f"; lower-ranked: {row['contested_lower']}" if row.get("contested_lower") else ""
+        return f"{CONTESTED} {row['contested_marked']}{rest}"
+    if row.get("contested_lower"):
+        return f"lower-ranked: {row['contested_lower']}"  # detail, no mark
     return ""
 
 
@@ -55,7 +61,8 @@ def display_rows(view: dict[str, Any]) -> list[tuple[str, ...]]:
         if r["value"] is not None and r["period_end"] != pe:
             source += f" ({_period(r)})"
         note = check_note(r)
-        value = _num(r["value"], ".4f") + (f" {note[0]}" if note else "")
+        mark = note[0] if note[:1] in (FLAGGED, CONTESTED, MISSING) else ""
+        value = _num(r["value"], ".4f") + (f" {mark}" if mark else "")
         out.append(
             (
                 r["label"],
