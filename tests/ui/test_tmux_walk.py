@@ -196,10 +196,12 @@ def test_walk_through_the_explorer_in_tmux(walk_config: Path, tmp_path: Path, bu
         term.wait(r"Accuracy % \(human scores\)")
         term.wait(r"^ mock +No-RAG .*\b80\.0 +1\b", timeout=30)
         term.wait(rf"unrated +{re.escape(qid)} +\S+ +mock +Oracle", timeout=30)
-        term.keys("x")
-        term.wait(r"Case study written:")
+        term.keys("x")  # HTML with the explorer's own screenshots, and Markdown
+        term.wait(r"Case study written \(HTML, Markdown\)", timeout=60)
         exported = list((tmp_path / "store" / "exports").glob(f"case-{qid}-*.md"))
         assert len(exported) == 1 and ANSWER in exported[0].read_text(encoding="utf-8")
+        page = exported[0].with_suffix(".html").read_text(encoding="utf-8")
+        assert 'data-screen="Arena"' in page
 
         # -- Escape all the way back: each screen as it was left
         term.keys("Escape")
