@@ -17,6 +17,7 @@ from typing import Any
 import duckdb
 
 from fintrade_tui.errors import UserError
+from fintrade_tui.judging.finance_numbers import Figure, figures
 from fintrade_tui.questions.companies import CompanyIndex, Mention
 from fintrade_tui.questions.indicators import KIND, LABEL, SYNONYMS
 from fintrade_tui.questions.model import Question
@@ -123,15 +124,8 @@ _SKIP = [
     r"\(\s*\d+(?:\s*,\s*\d+)+\s*\)",  # parameter lists (12, 26, 9)
 ]
 _NOT_CLAIMS = re.compile("|".join(_SKIP))
-_NUM = re.compile(
-    r"(?<![\w.,/#])(?P<sign>[-+−])?(?P<dollar>\$)?"
-    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
-    r"(?:\s?(?P<word>%|percent\b|per\s+cent\b|pct\b|basis\s+points\b|bps?\b|times\b|thousand\b"
-    r"|million\b|mn\b|billion\b|bn\b|trillion\b|tn\b)|(?P<suf>[xX×kKMBT])|)(?![\w%])"
-)
-_UNIT = {"percent": "%", "per cent": "%", "pct": "%", "basis points": "bp", "bps": "bp"}
-_UNIT |= {"times": "x", "×": "x", "X": "x", "thousand": "K", "k": "K", "million": "M", "mn": "M"}
-_UNIT |= {"billion": "B", "bn": "B", "trillion": "T", "tn": "T"}
+_UNIT_CODES = {"%": "%", "pp": "%", "bp": "bp", "x": "x"}  # finance_numbers units -> ours
+_SCALE_CODES = {"thousand": "K", "million": "M", "billion": "B", "trillion": "T"}
 _SCALE = {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
 # words that mark a figure as another metric or another subject ("happiness index of 87",
 # "the sector's 20%")
@@ -290,7 +284,7 @@ _FOR = re.compile(r"^[\s(]*(?:for|at|of|in|on)?\s*$", re.I)
 
 
 def _tie(
-    text: str, inds: list[_Ind], nums: list[re.Match[str]], a: int, b: int, s0: int, s1: int
+    text: str, inds: list[_Ind], nums: list[tuple[int, int]], a: int, b: int, s0: int, s1: int
 ) -> _Ind | None:
     """The indicator a figure at [a, b) is about: the nearest named before it in the sentence,
     unless that one already has an earlier figure and another is named right after this one."""
@@ -298,19 +292,19 @@ def _tie(
     later = [i for i in inds if b <= i.start <= b + 40 and i.end <= s1]
     later = [i for i in later if not _JOINS.search(text[b : i.start])]  # "25.9% ROE"
     ind = prior[-1] if prior else None
-    taken = ind is not None and any(ind.end <= n.start() and n.end() <= a for n in nums)
+    taken = ind is not None and any(ind.end <= n0 and n1 <= a for n0, n1 in nums)
     return later[0] if later and (ind is None or taken) else ind
 
 
 def _company(
-    text: str, cos: list[tuple[int, int, str]], nums: list[re.Match[str]], a: int, b: int
+    text: str, cos: list[tuple[int, int, str]], nums: list[tuple[int, int]], a: int, b: int
 ) -> str | None:
     """The ticker a figure is about: a company right after it ("0.30 for Microsoft"), else the
     last one named since the previous figure ("MSFT's RSI was 42.5"), else the nearest."""
     for c0, _, t in cos:
         if c0 >= b and _FOR.match(text[b:c0]):
             return t
-    since = max([n.end() for n in nums if n.end() <= a], default=0)
+    since = max([n1 for _, n1 in nums if n1 <= a], default=0)
     before = [t for c0, c1, t in cos if since <= c0 and c1 <= a]
     if before:
         return before[-1]
@@ -318,14 +312,17 @@ def _company(
     return min(dist)[2] if dist else None
 
 
-def _figure(m: re.Match[str]) -> tuple[re.Match[str], str, str | None, str, float] | None:
-    """(match, number as written, sign, unit, signed value), or None for a year."""
-    raw, sign = m.group("num"), m.group("sign")
-    word = re.sub(r"\s+", " ", m.group("word") or m.group("suf") or "")
-    unit = ("$" if m.group("dollar") else "") + _UNIT.get(word, word)
-    value = float(raw.replace(",", "")) * (-1 if sign in ("-", "−") else 1)
-    is_year = not unit and not sign and "." not in raw and 1900 <= value <= 2100
-    return None if is_year else (m, raw, sign, unit, value)
+def _figure(f: Figure, s0: int) -> tuple[tuple[int, int], str, bool, str, float] | None:
+    """(span, numeral as written, signed, unit, value as stated), or None for a year; read by
+    the finance-numbers room ("$1.2bn" -> "$B", "(12.4%)" -> -12.4 "%", "25 bps" -> "bp")."""
+    raw = re.search(r"\d[\d,]*(?:\.\d+)?|\.\d+", f.text)
+    unit = ("$" if f.currency == "USD" else "") + (
+        _UNIT_CODES.get(f.unit) or _SCALE_CODES.get(f.scale_word, "")
+    )
+    signed = f.number < 0 or f.text.lstrip("$€£¥( ").startswith("+")
+    is_year = not unit and not signed and f.decimals == 0 and 1900 <= f.number <= 2100
+    span = (s0 + f.span[0], s0 + f.span[1])
+    return None if is_year or raw is None else (span, raw.group(0), signed, unit, f.number)
 
 
 def audit(
@@ -345,10 +342,10 @@ def audit(
         mentions = _all_mentions(index, answer[s0:s1])
         cos = [(s0 + c.span[0], s0 + c.span[1], c.ticker) for c in mentions]
         no_cos = _mask(answer, [(c0, c1) for c0, c1, _ in cos])
-        figs = [f for f in map(_figure, _NUM.finditer(masked, s0, s1)) if f]
+        found = figures(masked[s0:s1], ranges=False)  # a range states two figures here
+        figs = [f for f in (_figure(x, s0) for x in found) if f]
         nums = [f[0] for f in figs]
-        for m, raw, sign, unit, value in figs:
-            a, b = m.start(), m.end()
+        for (a, b), raw, sign, unit, value in figs:
             ctx = answer[max(s0, a - 70) : min(s1, b + 70)].strip()  # the fragment
             claim = Claim(ctx, (a, b), value, unit, *[None] * 4, NOT_FOUND, None, "")
             claims.append(claim)

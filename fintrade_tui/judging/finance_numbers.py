@@ -33,7 +33,7 @@ _CODES = ("USD", "EUR", "GBP", "JPY", "CNY", "CAD", "AUD", "CHF")
 _CURRENCY_WORDS = {"dollars": "USD", "dollar": "USD", "euros": "EUR", "euro": "EUR"}
 _CURRENCY_WORDS |= {"pounds": "GBP", "yen": "JPY"}
 
-_NUMERAL = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\d])")
+_NUMERAL = re.compile(r"(?<![\w.,/#])(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?![\d])")
 _BEFORE = re.compile(  # what may stand before a numeral: "(", a sign, a currency, in any order
     r"(?P<open>\(\s?)?(?P<sign>[-+\u2212])?(?P<cur>US\$|[$€£¥]|(?:"
     + "|".join(_CODES)
@@ -128,8 +128,8 @@ def scale_of(hint: str | None) -> tuple[float, str] | None:
     return _SCALES[word], word
 
 
-def figures(text: str, scale_hint: str | None = None) -> list[Figure]:
-    """Every figure in `text`, in order; ranges merged into one figure."""
+def figures(text: str, scale_hint: str | None = None, ranges: bool = True) -> list[Figure]:
+    """Every figure in `text`, in order; ranges merged into one figure unless `ranges` is off."""
     skip = [m.span() for m in NOT_FIGURES.finditer(text)]
     found: list[Figure] = []
     for m in _NUMERAL.finditer(text):
@@ -139,7 +139,7 @@ def figures(text: str, scale_hint: str | None = None) -> list[Figure]:
         fig = _read(text, m.group(1), a, b)
         if fig is not None:
             found.append(fig)
-    merged = _ranges(text, found)
+    merged = _ranges(text, found) if ranges else found
     hint = scale_of(scale_hint)
     return [with_scale(f, hint) for f in merged] if hint else merged
 
@@ -151,6 +151,9 @@ def _read(text: str, raw: str, a: int, b: int) -> Figure | None:
     pre, start, end = before.group(0), a - len(before.group(0)), after.end()
     closed = bool(after.group("close0") or after.group("close"))
     paren = "(" in pre and closed  # accounting negative: "(1,234)", "$(45) million"
+    if paren and not before.group("open2") and text[:start].rstrip()[-1:].isalnum():
+        paren = False  # an aside after a word, "ROE (35.6%)", is no negative
+        start += pre.rindex("(") + 1
     if "(" in pre and not closed:  # an unclosed "(" is punctuation: start after it
         start += pre.rindex("(") + 1
     if closed and not paren:  # "(in millions 5)": that ")" is not ours
@@ -171,6 +174,8 @@ def _read(text: str, raw: str, a: int, b: int) -> Figure | None:
     decimals = len(raw.split(".")[1]) if "." in raw else 0
     kind, value = _value(number, unit, currency, _SCALES.get(scale_word, 1.0))
     plain_int = kind == PLAIN and not scale_word and not sign and decimals == 0 and "," not in raw
+    if text[end : end + 1].isalnum() or text[end : end + 1] == "_":
+        return None  # part of a word: "2024E", "1H24", "5G"
     span = text[start:end]
     start += len(span) - len(span.lstrip())
     span = span.strip()

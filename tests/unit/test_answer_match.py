@@ -192,6 +192,8 @@ FIGURES = [  # text, [(as written, value, kind, scale word, currency)]
     ("rose from 5% to 7%", [("5%", 0.05, "percent", "", ""), ("7%", 0.07, "percent", "", "")]),
     ("Q3 FY2024 10-K, filed 2024-11-01: 1.5", [("1.5", 1.5, "plain", "", "")]),
     ("the 20-day MA over 14 days [E2]", []),
+    ("ROE (35.6%) beats 2024E and 1H24 guidance", [("35.6%", 0.356, "percent", "", "")]),
+    ("Max drawdown: (12.4%)", [("(12.4%)", -0.124, "percent", "", "")]),
 ]
 
 
@@ -214,6 +216,24 @@ def test_ranges_keep_both_ends_and_context_scales_apply_to_bare_figures_only() -
     assert pct.value == pytest.approx(0.04)
     (year,) = figures("In 2019", scale_hint="in thousands")
     assert year.is_year and year.value == 2019
+
+
+def test_the_numeric_audit_reads_its_figures_with_the_parser() -> None:
+    from fintrade_tui.judging.audit import _figure
+
+    text = "ROE (35.6%), P/E 38.2x, +5%, cash $1.2bn, NIM up 25 bps, drawdown: (12.4%), in 2024"
+    got = [_figure(f, 100) for f in figures(text, ranges=False)]
+    assert [g and g[1:] for g in got] == [
+        ("35.6", False, "%", 35.6),
+        ("38.2", False, "x", 38.2),
+        ("5", True, "%", 5.0),
+        ("1.2", False, "$B", 1.2),
+        ("25", False, "bp", 25.0),
+        ("12.4", True, "%", -12.4),
+        None,  # a year
+    ]
+    first = figures(text)[0]
+    assert got[0] is not None and got[0][0] == (100 + first.span[0], 100 + first.span[1])
 
 
 def test_tolerance_comes_from_config_and_a_bad_mode_is_one_line() -> None:
