@@ -79,7 +79,7 @@ def match(
     if mode not in MODES:
         raise UserError("answer match", f"unknown mode '{mode}'", f"use one of {', '.join(MODES)}")
     if mode == "tatqa":
-        from fintrade_tui.judging.tatqa_score import tatqa_match
+        from fintrade_tui.judging.tatqa_score import tatqa_match  # it imports this room
 
         return tatqa_match(answer, reference, scale_hint=scale_hint, answer_scale=answer_scale)
     if isinstance(reference, Mapping):  # a TAT-QA annotation scored by value

@@ -22,7 +22,9 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
-from fintrade_tui.judging.finance_numbers import Figure, figures, fmt
+from fintrade_tui.errors import UserError
+from fintrade_tui.judging.answer_match import EQUAL, NO_NUMBER, NOT_EQUAL, Match, pick
+from fintrade_tui.judging.finance_numbers import Figure, figures, fmt, scale_of
 
 _SCALE = {"": 1, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000, "percent": 0.01}
 _STRIP = str.maketrans("", "", "'\"\\$€£¥%(),[]")  # what TAT-QA ignores inside a number
@@ -38,10 +40,8 @@ def tatqa_match(
     *,
     scale_hint: str | None = None,
     answer_scale: str | None = None,
-) -> Any:
+) -> Match:
     """The `tatqa` mode of answer_match.match (which see)."""
-    from fintrade_tui.judging.answer_match import EQUAL, NO_NUMBER, NOT_EQUAL, Match, pick
-
     gold = _gold(reference, scale_hint)
     kind, scale = gold["answer_type"], gold.get("scale") or ""
     golds = _gold_answers(gold)
@@ -49,7 +49,7 @@ def tatqa_match(
         pred = (list(answer) if isinstance(answer, list) else [answer], answer_scale or "")
         fig = None
     else:
-        pred, fig = _convert(str(answer or ""), golds, kind, scale, pick)
+        pred, fig = _convert(str(answer or ""), golds, kind, scale)
     if not [p for p in pred[0] if str(p).strip()]:
         why = f"no answer to score (reference {_show(golds, scale)})"
         return Match(NO_NUMBER, why, "tatqa", None, _show(golds, scale), em=0.0, f1=0.0,
@@ -79,9 +79,13 @@ def tatqa_match(
 def _gold(reference: Any, scale_hint: str | None) -> dict[str, Any]:
     """A TAT-QA annotation; a bare reference becomes one (arithmetic if it is a number)."""
     if isinstance(reference, Mapping):
+        if "answer" not in reference or reference.get("answer_type") is None:
+            raise UserError(
+                "TAT-QA reference",
+                f"has no 'answer' or 'answer_type' (keys: {', '.join(map(str, reference))})",
+                "pass the question's annotation as TAT-QA publishes it",
+            )
         return dict(reference)
-    from fintrade_tui.judging.finance_numbers import scale_of
-
     hint = scale_of(scale_hint)
     scale = hint[1] if hint else ""
     if isinstance(reference, int | float) and not isinstance(reference, bool):
@@ -99,7 +103,7 @@ def _gold_answers(gold: Mapping[str, Any]) -> list[str]:
 
 
 def _convert(
-    text: str, golds: list[str], kind: str, scale: str, pick: Any
+    text: str, golds: list[str], kind: str, scale: str
 ) -> tuple[tuple[list[str], str], Figure | None]:
     """A free-text answer in TAT-QA's prediction format, and the figure it was read from."""
     if kind == "multi-span":

@@ -246,3 +246,5 @@ def test_tolerance_comes_from_config_and_a_bad_mode_is_one_line() -> None:
     )
     with pytest.raises(UserError, match="unknown mode 'exact'"):
         match("1", 1.0, "exact")
+    with pytest.raises(UserError, match="TAT-QA reference: has no 'answer' or 'answer_type'"):
+        match("1", {"answer": 1.0, "scale": ""}, "tatqa")
