@@ -72,9 +72,9 @@ def match(
 
     `reference`: a figure as text or a number (FinQA's `exe_ans`), "yes"/"no", or a TAT-QA
     annotation {"answer", "answer_type", "scale"}. `scale_hint`: the question's or table's units
-    ("in millions"), applied to figures that state none. `answer_scale`: a TAT-QA prediction's
-    own scale (the answer is then taken as TAT-QA's prediction format, unconverted). `cfg`: a
-    Config, for the tolerance mode's `judging.match`.
+    ("in millions"), applied to figures that state none. `answer_scale`: the answer's own scale
+    (for `tatqa`, a prediction's scale: the answer is then taken in TAT-QA's prediction format,
+    unconverted). `cfg`: a Config, for the tolerance mode's `judging.match`.
     """
     if mode not in MODES:
         raise UserError("answer match", f"unknown mode '{mode}'", f"use one of {', '.join(MODES)}")
