@@ -15,7 +15,7 @@ LLAMA_BUILD := $(BIN)/python -m pip install -q --no-cache-dir --no-deps --no-bui
 
 MODEL := data/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
 
-.PHONY: venv lock model demo test lint bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import bench-html bench-cold-start index clean-store screenshots docs
+.PHONY: venv lock model demo test test-all lint bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import bench-html bench-cold-start index clean-store screenshots docs
 
 # Every dependency comes from requirements.lock: pinned, sha256-verified, nothing resolved at
 # install time (--no-deps), so every machine gets the same, checked files; `make lock` refreshes
@@ -77,8 +77,18 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# The suite on TEST_WORKERS processes (pytest-xdist). A test file runs in one of them, so its
+# module fixtures are built once; the session's store is built once for all of them
+# (tests/conftest.py), and the slowest files start first. The 20 slowest tests are listed last.
+# `make test` leaves out the tests marked `long` (the SIGKILL and Ray batch files, ~13 min of one
+# worker); `make test-all`, which CI runs, is every test.
+TEST_WORKERS ?= 2
+PYTEST_PAR := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=20
 test: lint
-	$(BIN)/pytest
+	$(PYTEST_PAR) -m "not long"
+
+test-all: lint
+	$(PYTEST_PAR)
 
 index: venv
 	$(BIN)/fintrade-tui index

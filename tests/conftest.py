@@ -24,6 +24,47 @@ AAPL_10Q3 = BUNDLE / "fintradebench/filings/AAPL/10-Q_2024-08-02_0000320193-24-0
 needs_bundle = pytest.mark.skipif(not BUNDLE.is_dir(), reason="sample bundle not at ../shared/data")
 
 
+# Under pytest-xdist (`make test`) a whole test file runs in one worker, taken in collection
+# order: the files that take longest start first, so no worker is left alone with a long one at
+# the end (from `--durations` on 2 cores; a file missing here only starts later).
+SLOW_FILES = (
+    "tests/reliability/test_kills.py",
+    "tests/unit/test_ray_batch.py",
+    "tests/unit/test_runs.py",
+    "tests/unit/test_indexing.py",
+    "tests/unit/test_questions.py",
+    "tests/unit/test_retrieval.py",
+    "tests/unit/test_sec_pit.py",
+    "tests/ui/test_tmux_walk.py",
+    "tests/ui/test_streaming.py",
+    "tests/unit/test_embed_backends.py",
+    "tests/unit/test_key_scan.py",
+    "tests/unit/test_judging.py",
+    "tests/unit/test_llama_engine.py",
+    "tests/browser/test_html_report.py",
+    "tests/browser/test_serve.py",
+    "tests/unit/test_market_track.py",
+    "tests/ui/test_indexing_status.py",
+    "tests/ui/test_arena.py",
+)
+
+
+# The `long` marker (`make test-all` and CI run these files, `make test` leaves them out): each
+# test starts the real binary several times and kills it, or starts Ray actors that each import
+# litellm; together about 13 minutes of one worker's time on 2 cores.
+LONG_FILES = ("tests/reliability/test_kills.py", "tests/unit/test_ray_batch.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.nodeid.split("::", 1)[0] in LONG_FILES:
+            item.add_marker(pytest.mark.long)
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return  # one process: the usual order
+    rank = {f: i for i, f in enumerate(SLOW_FILES)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
+
+
 def write_config(folder: Path, bundle: Path, store: Path | None = None, extra: str = "") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "config.yaml"
@@ -31,17 +72,37 @@ def write_config(folder: Path, bundle: Path, store: Path | None = None, extra: s
     return path
 
 
+def shared_folder(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """A folder every process of this run sees: the run's base folder, or with pytest-xdist
+    the folder above the workers' own (one per run, so two runs never share it)."""
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / name
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def built_store(tmp_path_factory: pytest.TempPathFactory) -> Config:
-    """The whole sample bundle ingested once (about a minute and a half on 2 cores)."""
+    """The whole sample bundle ingested once per run (about a minute and a half on 2 cores).
+
+    Under pytest-xdist the first worker to ask builds it, under a file lock, and every worker
+    then tests its own copy: tests write workspaces and indexes beside the store, which two
+    workers must not share."""
     if not BUNDLE.is_dir():
         pytest.skip("sample bundle not at ../shared/data")
+    from filelock import FileLock
+
     from fintrade_tui.ingest.pipeline import run_ingest
 
+    shared = shared_folder(tmp_path_factory, "built-store")
+    with FileLock(shared.parent / "built-store.lock"):
+        if not (shared / "store.duckdb").is_file():  # built in place: a swap as its last step
+            run_ingest(load_config(write_config(shared, BUNDLE)))
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return load_config(shared / "config.yaml")
     folder = tmp_path_factory.mktemp("store")
-    cfg = load_config(write_config(folder, BUNDLE))
-    run_ingest(cfg)
-    return cfg
+    shutil.copyfile(shared / "store.duckdb", folder / "store.duckdb")
+    return load_config(write_config(folder, BUNDLE))
 
 
 @pytest.fixture
