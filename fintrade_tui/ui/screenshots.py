@@ -28,6 +28,7 @@ from fintrade_tui.ui.app import FinTradeApp
 
 SCREENS = ("universe", "company", "questions", "arena", "results")
 SETTLE_ROUNDS = 3  # pause + wait for workers, as tests/ui/test_results.py `settle()` does
+SCREEN_WAITS = 400  # x 50 ms: how long the asked-for screen may take to be pushed
 MAX_ROUNDS = 40  # a screen whose workers start further workers: keep waiting, but not forever
 
 
@@ -227,8 +228,16 @@ async def _draw(app: ShotApp, size: tuple[int, int], title: str | None, focus: s
 
 
 async def _settle(pilot: Any) -> None:
-    """Until no worker runs (a worker's result may start another: Arena's load, then panes)."""
+    """Until the asked-for screen is up and no worker runs (a worker's result may start
+    another: Arena's load, then panes)."""
+    from fintrade_tui.ui.registry import SCREENS as CLASSES
+
     app = pilot.app
+    want = CLASSES[app.start][1]
+    for _ in range(SCREEN_WAITS):  # pushed on mount: on a busy machine that is not at once
+        if type(app.screen).__name__ == want:
+            break
+        await pilot.pause(0.05)
     for i in range(MAX_ROUNDS):
         await pilot.pause()
         await app.workers.wait_for_complete()
