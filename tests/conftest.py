@@ -61,8 +61,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.long)
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return  # one process: the usual order
+    # the first file that needs the store builds it; the files after it do not need it, so the
+    # other worker is not left waiting for the build; then the rest, the slowest first
     rank = {f: i for i, f in enumerate(SLOW_FILES)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
+    path = {item: item.nodeid.split("::", 1)[0] for item in items}
+    store = {path[item] for item in items if "built_store" in item.fixturenames}
+    order = sorted(set(path.values()), key=lambda f: rank.get(f, len(rank)))
+    first = next((f for f in order if f in store), None)
+    place = {f: (f != first, f in store, rank.get(f, len(rank))) for f in order}
+    items.sort(key=lambda item: place[path[item]])
 
 
 def write_config(folder: Path, bundle: Path, store: Path | None = None, extra: str = "") -> Path:
