@@ -10,8 +10,23 @@ LLAMA_OFF := -DGGML_CUDA=OFF -DGGML_BLAS=OFF -DLLAMA_CURL=OFF
 NO_AMX := -mno-amx-tile -mno-amx-int8 -mno-amx-bf16
 LLAMA_NATIVE := -DGGML_NATIVE=ON $(LLAMA_OFF) '-DCMAKE_C_FLAGS=$(NO_AMX)' '-DCMAKE_CXX_FLAGS=$(NO_AMX)'
 LLAMA_PORTABLE := -DGGML_NATIVE=OFF $(LLAMA_OFF)
-LLAMA_BUILD := $(BIN)/python -m pip install -q --no-cache-dir --no-deps --no-build-isolation \
-	--force-reinstall --require-hashes -r requirements-llama.lock
+# A llama.cpp wheel that passed the check is kept per machine, keyed by the locked sdist's hash
+# and the CPU's flags: another clone (another venv) on this machine installs it instead of
+# building it again, and still checks it. LLAMA_CACHE= (empty) builds every time.
+LLAMA_HASH := $(shell grep -o 'sha256:[0-9a-f]*' requirements-llama.lock | cut -c8-23)
+CPU_KEY := $(shell grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | sha256sum | cut -c1-12)
+LLAMA_CACHE ?= $(HOME)/.cache/fintrade-tui/wheels/$(LLAMA_CPP)-$(LLAMA_HASH)-cpu$(CPU_KEY)
+LLAMA_TMP := $(VENV)/.llama-wheel
+LLAMA_CHECK := $(BIN)/python -m fintrade_tui.runs.llama_check
+LLAMA_REUSE := test -n "$(LLAMA_CACHE)" && test -d "$(LLAMA_CACHE)" && $(BIN)/python -m pip \
+	install -q --no-deps --force-reinstall --no-index --find-links "$(LLAMA_CACHE)" "$(LLAMA_CPP)"
+LLAMA_BUILD := $(BIN)/python -m pip wheel -q --no-cache-dir --no-deps --no-build-isolation \
+	--require-hashes -r requirements-llama.lock -w $(LLAMA_TMP)
+LLAMA_INSTALL := $(BIN)/python -m pip install -q --no-deps --force-reinstall $(LLAMA_TMP)/*.whl
+# copied under a temporary name, then renamed: a clone reading the cache never sees half a wheel
+LLAMA_KEEP := { test -z "$(LLAMA_CACHE)" || { mkdir -p "$(LLAMA_CACHE)" \
+	&& for w in $(LLAMA_TMP)/*.whl; do cp "$$w" "$(LLAMA_CACHE)/.part-$$$$" \
+	&& mv "$(LLAMA_CACHE)/.part-$$$$" "$(LLAMA_CACHE)/$${w\#\#*/}"; done; } || true; }
 
 MODEL := data/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
 
@@ -35,12 +50,17 @@ $(STAMP): pyproject.toml requirements.lock requirements-llama.lock fintrade_tui/
 	# but fault on its tile instructions. The build must then run SmolLM2 (runs/llama_check.py);
 	# if it does not, the portable build replaces it. ~5 min on 2 cores, once per venv (its own
 	# stamp), from the locked sdist with the locked scikit-build-core (no build isolation:
-	# nothing unverified is fetched to build it); --no-cache-dir keeps the CPU-specific wheel out
-	# of pip's cache, which another machine sharing this home directory could otherwise pick up.
+	# nothing unverified is fetched to build it). --no-cache-dir keeps the CPU-specific wheel out
+	# of pip's cache, which another machine sharing this home directory could otherwise pick up;
+	# the wheel that passed the check is kept in LLAMA_CACHE instead, keyed by the CPU's flags,
+	# and a later venv on this machine installs and checks it first (no build when it runs).
 	test -f $(LLAMA_STAMP) || { \
-		{ CMAKE_ARGS="$(LLAMA_NATIVE)" $(LLAMA_BUILD) && $(BIN)/python -m fintrade_tui.runs.llama_check; } \
-		|| { CMAKE_ARGS="$(LLAMA_PORTABLE)" $(LLAMA_BUILD) && $(BIN)/python -m fintrade_tui.runs.llama_check; } \
-		&& touch $(LLAMA_STAMP); }
+		{ $(LLAMA_REUSE) && $(LLAMA_CHECK); } \
+		|| { rm -rf $(LLAMA_TMP) && CMAKE_ARGS="$(LLAMA_NATIVE)" $(LLAMA_BUILD) \
+			&& $(LLAMA_INSTALL) && $(LLAMA_CHECK) && $(LLAMA_KEEP); } \
+		|| { rm -rf $(LLAMA_TMP) && CMAKE_ARGS="$(LLAMA_PORTABLE)" $(LLAMA_BUILD) \
+			&& $(LLAMA_INSTALL) && $(LLAMA_CHECK) && $(LLAMA_KEEP); } \
+		&& rm -rf $(LLAMA_TMP) && touch $(LLAMA_STAMP); }
 	$(BIN)/python -c "import fintrade_tui, fintrade_tui.screens, duckdb, ixbrlparse, llama_cpp, statsforecast.models"
 	touch $(STAMP)
 
