@@ -28,7 +28,7 @@ import pytest
 from click.testing import CliRunner
 
 from fintrade_tui.cli import main
-from fintrade_tui.cli.serve import allowed_origins, is_loopback, offline_template
+from fintrade_tui.ui.web_server import allowed_origins, is_loopback, offline_template
 from tests.conftest import BUNDLE, ROOT
 
 # textual.js assigns `this.terminal = new Terminal(...)`: a setter on Object.prototype sees it
