@@ -25,7 +25,7 @@ from typing import Any
 import click
 
 from fintrade_tui.cli import Ctx, friendly, main
-from fintrade_tui.cli.tui import check_keymap, tui
+from fintrade_tui.cli.tui import prepare, tui
 from fintrade_tui.errors import UserError
 from fintrade_tui.ui.web_server import is_loopback, offline_template, server_class
 
@@ -137,16 +137,7 @@ def serve(
             " a network you trust",
         )
     check_bindable(host.strip("[]"), port)
-    from fintrade_tui.runs.readiness import ensure_questions, ensure_store
-    from fintrade_tui.store.workspace import open_workspace
-
-    # every tab would stumble on a bad config or a missing store: settle both once, here
-    cfg = obj.cfg
-    check_keymap(cfg.ui.keymap, cfg.source_file or "config.yaml")
-    say = lambda msg: click.echo(msg, err=True)  # noqa: E731
-    ensure_store(cfg, say)
-    with open_workspace(cfg.workspace) as ws:
-        ensure_questions(cfg, ws, say)
+    prepare(obj.cfg)  # every tab would stumble on a bad config or a missing store: once, here
     command = app_command(click.get_current_context().find_root().params, screen, model)
     url = (public_url or base_url(host, port)).rstrip("/")
     with tempfile.TemporaryDirectory(prefix="fintrade-serve-") as folder:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from fintrade_tui.cli import Ctx, friendly, main
@@ -26,22 +28,30 @@ from fintrade_tui.errors import UserError
 @friendly
 def tui(obj: Ctx, model: str | None, screen: str, index_in_background: bool) -> None:
     """Open the explorer: universe, company dashboard, questions, arena, results."""
-    from fintrade_tui.runs.readiness import ensure_questions, ensure_store
-    from fintrade_tui.store.workspace import open_workspace
     from fintrade_tui.ui.app import FinTradeApp
 
     cfg = obj.cfg
-    check_keymap(cfg.ui.keymap, cfg.source_file or "config.yaml")
-    say = lambda msg: click.echo(msg, err=True)  # noqa: E731
-    ensure_store(cfg, say)
-    with open_workspace(cfg.workspace) as ws:
-        ensure_questions(cfg, ws, say)  # a fresh clone: the bundle's seed questions
+    prepare(cfg)
     try:
         FinTradeApp(cfg, model, start=screen, index_in_background=index_in_background).run()
     finally:
         from fintrade_tui.retrieval.indexing import stop_all
 
         stop_all(10.0)  # the filing being embedded is dropped whole; the next start resumes
+
+
+def prepare(cfg: Any) -> None:
+    """What the explorer needs before it opens (`tui`, and `serve` once for every tab): a
+    keymap that names real bindings, the store, and on a fresh clone the bundle's seed
+    questions in the workspace; progress on stderr."""
+    from fintrade_tui.runs.readiness import ensure_questions, ensure_store
+    from fintrade_tui.store.workspace import open_workspace
+
+    check_keymap(cfg.ui.keymap, cfg.source_file or "config.yaml")
+    say = lambda msg: click.echo(msg, err=True)  # noqa: E731
+    ensure_store(cfg, say)
+    with open_workspace(cfg.workspace) as ws:
+        ensure_questions(cfg, ws, say)
 
 
 def check_keymap(keymap: dict[str, str], source: object = "config.yaml") -> None:
