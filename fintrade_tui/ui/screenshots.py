@@ -219,6 +219,7 @@ async def _draw(app: ShotApp, size: tuple[int, int], title: str | None, focus: s
             if focus:
                 _cursor_on(app, focus)
             _no_blink(app)
+            await _tables_measured(pilot)
             await pilot.pause()
             await pilot.wait_for_scheduled_animations()
             await pilot.pause()
@@ -244,6 +245,21 @@ async def _settle(pilot: Any) -> None:
         if i + 1 >= SETTLE_ROUNDS and not any(w.is_running for w in app.workers):
             break
     await pilot.pause()
+
+
+async def _tables_measured(pilot: Any) -> None:
+    """Until every DataTable has measured the rows it was given: DataTable sizes new rows on
+    its next Idle, and on a busy machine the picture could be taken before that (a table with
+    its rows but no height draws empty)."""
+    for _ in range(SCREEN_WAITS):
+        pending = [
+            t
+            for t in pilot.app.screen.query(DataTable)
+            if getattr(t, "_require_update_dimensions", False) or getattr(t, "_updated_cells", None)
+        ]
+        if not pending:
+            return
+        await pilot.pause(0.05)
 
 
 def _cursor_on(app: ShotApp, question_id: str) -> None:
