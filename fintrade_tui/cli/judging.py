@@ -29,22 +29,50 @@ from fintrade_tui.cli.output import console, print_table, progress_bars
     show_default=True,
     help="judge against each run's own evidence, or the question's common canonical evidence",
 )
+@click.option(
+    "--rescore",
+    is_flag=True,
+    help="re-apply the answer matcher and the numeric audit to stored or imported runs, "
+    "without calling the answering model; appends `match` scores (old versions stay)",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["finqa", "tatqa", "tolerance"]),
+    help="with --rescore: score every answer under this matcher mode (default: each "
+    "question's benchmark mode: FinQA/ConvFinQA finqa, TAT-QA tatqa, else tolerance)",
+)
+@click.option("--with-llm", is_flag=True, help="with --rescore: also run the LLM judge again")
+@click.option("--source", help="with --rescore: only runs of this question set")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly
 def judge(
-    obj: Ctx, run_ids, batch, panel, model, force, with_reference, concurrency, protocol, as_json
-):
-    """Score completed runs with the LLM judge (after a numeric audit of each answer)."""
+    obj: Ctx, run_ids, batch, panel, model, force, with_reference, concurrency, protocol,
+    as_json, **rescoring
+):  # fmt: skip
+    """Score completed runs with the LLM judge (after a numeric audit of each answer), or
+    with --rescore re-apply the deterministic checks (answer matcher, audit) to stored or
+    imported runs without calling any model (--with-llm: the judge too)."""
+    from fintrade_tui.errors import UserError
     from fintrade_tui.judging.session import check_protocol, judge_runs, runs_to_judge
     from fintrade_tui.runs.llm import model_spec
     from fintrade_tui.store.workspace import open_workspace
 
     cfg = obj.cfg
+    ids = [p.strip() for p in run_ids.split(",") if p.strip()] if run_ids else None
+    rescore, with_llm = rescoring.pop("rescore"), rescoring["with_llm"]
+    if not rescore and (given := [k for k, v in rescoring.items() if v]):
+        raise UserError(f"--{given[0].replace('_', '-')}", "is for re-scoring", "add --rescore")
+    if rescore and panel and not with_llm:
+        raise UserError("--panel", "is an LLM judge", "add --with-llm, or drop --panel")
     name = model or cfg.judging.model
-    model_spec(cfg, name)
-    check_protocol(protocol, panel)
-    ids = [p.strip() for p in run_ids.split(",")] if run_ids else None
+    if with_llm or not rescore:  # a bad judge is one line before anything is written
+        model_spec(cfg, name)
+        check_protocol(protocol, panel)
+    if rescore:
+        llm = dict(panel=panel, judge=name, concurrency=concurrency, protocol=protocol)
+        _rescore(obj, ids, batch, with_reference, as_json, llm, **rescoring)
+        return
     kind = "panel" if panel else "llm"
     with open_workspace(cfg.workspace) as ws:
         todo = runs_to_judge(ws, kind, name, ids, batch, force, with_reference, protocol)
@@ -59,12 +87,51 @@ def judge(
         return
     title = f"{len(rows)} runs judged by {name}" + (" (panel)" if panel else "")
     print_table(rows, title + f", protocol {protocol}")
+    _failures(saved)
+
+
+def _failures(saved: list[dict[str, Any]]) -> None:
     for r in saved:
         if r["status"] != "ok":
             err = r["detail"].get("error")
             console.print(
                 f"[red]{r['run_id']}[/] judge failure: {escape(str(err))}", highlight=False
             )
+
+
+def _rescore(
+    obj: Ctx, ids, batch, with_reference, as_json, llm, mode, with_llm, source
+) -> None:  # fmt: skip
+    """`judge --rescore`: the matcher and the audit in one transaction, then (--with-llm) the
+    judge on the same runs, each of its scores saved as it arrives (as `judge` saves them)."""
+    from fintrade_tui.judging import rescore as rs
+    from fintrade_tui.store.workspace import open_workspace
+
+    cfg, judged = obj.cfg, None
+    with open_workspace(cfg.workspace) as ws:
+        sel = rs.select_runs(ws, ids, batch, source, with_reference)
+        with progress_bars(as_json) as reporter:
+            tick = reporter.start(f"re-scoring {len(sel.runs)} runs", len(sel.runs))
+            out = rs.rescore_with_store(cfg, ws, sel, mode, on_progress=tick)
+        if with_llm:
+            with progress_bars(as_json) as reporter:
+                tick = reporter.start(f"LLM judge {llm['judge']}", len(sel.runs))
+                judged = rs.rejudge(cfg, ws, sel, on_done=lambda row: tick(1), **llm)
+    summary = out.summary() | {"mode": mode or "benchmark", "llm": rs.judged_summary(judged, llm)}
+    if as_json:
+        emit_json(summary | {"results": rs.result_rows(out, sel)})
+        return
+    by_model = rs.accuracy_by_model(out, sel)
+    if by_model:
+        print_table(by_model, rs.summary_title(summary))
+    else:
+        console.print(rs.summary_title(summary), highlight=False)
+    if summary["no_reference"]:
+        console.print(f"{summary['no_reference']} runs have no reference: audited, not scored")
+    if judged is not None:
+        console.print(f"LLM judge {llm['judge']}: {summary['llm']['judged']} runs judged")
+        _failures(judged)
+    console.print("the matrix: `fintrade-tui report --scores match`", highlight=False)
 
 
 def _judged(r: dict[str, Any]) -> dict[str, Any]:
@@ -143,10 +210,11 @@ def score(obj: Ctx, run_id: str, prefer, worse, note, annotator, blind, as_json,
 @main.command()
 @click.option(
     "--scores",
-    type=click.Choice(["llm", "human", "labels"]),
+    type=click.Choice(["llm", "human", "labels", "match"]),
     default="llm",
     show_default=True,
-    help="labels: share of runs the people's labels call correct",
+    help="labels: share of runs the people's labels call correct; match: share the answer "
+    "matcher calls correct (`judge --rescore`)",
 )
 @click.option("--source", help="one question set (fintradebench, secque, an imported task...)")
 @click.option("--json", "as_json", is_flag=True)
@@ -235,7 +303,8 @@ def report(
         )
         return
     if not rows:
-        console.print(f"no {scores} scores yet: run `fintrade-tui judge`, `score` or `runs import`")
+        how = "judge --rescore" if scores == "match" else "judge`, `score` or `runs import"
+        console.print(f"no {scores} scores yet: run `fintrade-tui {how}`")
     if markdown:
         click.echo(_markdown(table, agree, panel, scores, lanes, inter))
         click.echo("".join(f"\n{_judge_line(j)}" for j in judges))

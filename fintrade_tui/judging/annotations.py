@@ -25,7 +25,7 @@ from fintrade_tui.errors import UserError
 from fintrade_tui.store.locked import LockedTable, insert_rows
 
 DIMENSIONS = ("accuracy", "completeness", "relevance", "clarity")
-KINDS = ("human", "llm", "panel")
+KINDS = ("human", "llm", "panel", "match")  # match: the answer matcher (judging/rescore.py)
 PROTOCOLS = ("per_condition", "common")  # how a judge score was produced
 PREFERENCES = ("this", "other", "tie")  # A/B/Tie with A = the scored run, B = `prefer_run`
 # what a label is worth in the label accuracy (share correct); other labels are not counted

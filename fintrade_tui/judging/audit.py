@@ -326,13 +326,18 @@ def _figure(f: Figure, s0: int) -> tuple[tuple[int, int], str, bool, str, float]
 
 
 def audit(
-    answer: str, q: Question, con: duckdb.DuckDBPyConnection, tolerance: float = 0.02
+    answer: str,
+    q: Question,
+    con: duckdb.DuckDBPyConnection,
+    tolerance: float = 0.02,
+    index: CompanyIndex | None = None,
 ) -> dict[str, Any]:
-    """Extract the answer's figures and check each against the store at `q.as_of`.
+    """Extract the answer's figures and check each against the store at `q.as_of`. `index`:
+    the store's CompanyIndex when the caller keeps one (building it takes ~0.2 s).
 
     summary["checked"] counts the figures compared with a store value (supported + contradicted).
     """
-    index = CompanyIndex(con)
+    index = index or CompanyIndex(con)
     inds = _indicators(answer)
     skip = [m.span() for m in _NOT_CLAIMS.finditer(answer)] + [(i.start, i.end) for i in inds]
     masked = _mask(answer, skip)

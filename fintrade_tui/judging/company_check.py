@@ -15,22 +15,30 @@ from fintrade_tui.questions.companies import CompanyIndex, table_mentions
 _SAME = {"GOOGL": "GOOG"}  # one company, two share classes: the store spells it GOOG
 
 
-def named_companies(text: str, con: duckdb.DuckDBPyConnection | None = None) -> list[str]:
+def named_companies(
+    text: str, con: duckdb.DuckDBPyConnection | None = None, index: CompanyIndex | None = None
+) -> list[str]:
     """Tickers `text` names, in order of first mention: the store's companies and SEC filers
-    with a store, the hand-kept alias table without one."""
-    found = [m.ticker for m in CompanyIndex(con).mentions(text)] if con else table_mentions(text)
+    with a store (`index`: its CompanyIndex, if the caller keeps one), the hand-kept alias
+    table without one."""
+    if index is None and con is not None:
+        index = CompanyIndex(con)
+    found = [m.ticker for m in index.mentions(text)] if index else table_mentions(text)
     return list(dict.fromkeys(_SAME.get(t, t) for t in found))
 
 
 def company_check(
-    answer: str, asked: list[str], con: duckdb.DuckDBPyConnection | None = None
+    answer: str,
+    asked: list[str],
+    con: duckdb.DuckDBPyConnection | None = None,
+    index: CompanyIndex | None = None,
 ) -> dict[str, Any] | None:
     """{"asked", "named", "other", "off_company"}: off_company when the answer names other
     companies and none of the asked ones. None when the question names no company."""
     asked = list(dict.fromkeys(_SAME.get(t, t) for t in asked))
     if not asked:
         return None
-    named = named_companies(answer, con)
+    named = named_companies(answer, con, index)
     other = [t for t in named if t not in asked]
     return {
         "asked": asked,

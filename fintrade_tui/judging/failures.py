@@ -72,11 +72,11 @@ def _mean(values: Iterable[float]) -> float | None:
 
 
 def latest_audits(scores: ScoreStore) -> dict[str, dict[str, Any]]:
-    """run id -> the numeric audit of its newest LLM-judge record (a judge failure keeps its
-    audit too: the audit is deterministic and runs before the judge)."""
+    """run id -> the numeric audit of its newest LLM-judge or re-scoring (`match`) record (a
+    judge failure keeps its audit too: the audit is deterministic and runs before the judge)."""
     out: dict[str, tuple[Any, dict[str, Any]]] = {}
-    for s in scores.latest(kind="llm", status=None):
-        audit = s["detail"].get("audit")
+    for s in scores.latest(status=None):
+        audit = s["detail"].get("audit") if s["kind"] in ("llm", "match") else None
         if audit and (s["run_id"] not in out or s["created_at"] > out[s["run_id"]][0]):
             out[s["run_id"]] = (s["created_at"], audit)
     return {rid: a for rid, (_, a) in out.items()}

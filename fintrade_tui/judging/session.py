@@ -32,6 +32,24 @@ def audit_run(cfg: Config, run: dict[str, Any], q: Any) -> dict[str, Any] | None
     """The deterministic numeric audit of one answer: against the store at the question's
     as_of, and against the evidence the question (or an imported run) supplies and its
     reference answer (judging/text_audit.py); one merged result naming what it compared with."""
+    if not run.get("answer"):
+        return None
+    if q.as_of or cfg.store.exists():  # an as_of question needs the store; else it may help
+        with connect(cfg.store) as con:
+            return audit_answer(cfg, run, q, con)
+    return audit_answer(cfg, run, q, None)
+
+
+def audit_answer(
+    cfg: Config,
+    run: dict[str, Any],
+    q: Any,
+    con: duckdb.DuckDBPyConnection | None,
+    index: Any = None,
+) -> dict[str, Any] | None:
+    """`audit_run` on an open store connection (None: without the store, against the supplied
+    evidence and reference only). `index`: the store's CompanyIndex, built once by a caller
+    auditing many answers (re-scoring) instead of once per answer."""
     from fintrade_tui.judging.audit import audit
     from fintrade_tui.judging.company_check import company_check
     from fintrade_tui.judging.text_audit import audit_text, merge_audits
@@ -39,13 +57,8 @@ def audit_run(cfg: Config, run: dict[str, Any], q: Any) -> dict[str, Any] | None
     answer = run.get("answer")
     if not answer:
         return None
-    store = None
-    if q.as_of or cfg.store.exists():  # an as_of question needs the store; else it may help
-        with connect(cfg.store) as con:
-            store = audit(answer, q, con, cfg.judging.audit_tolerance) if q.as_of else None
-            companies = company_check(answer, q.tickers, con)
-    else:
-        companies = company_check(answer, q.tickers)
+    store = audit(answer, q, con, cfg.judging.audit_tolerance, index) if con and q.as_of else None
+    companies = company_check(answer, q.tickers, con, index)
     texts = supplied_texts(q, run)
     # a benchmark's own reference answer is not audited against itself
     reference = None if run.get("condition") == "reference" else q.reference_answer
@@ -159,7 +172,8 @@ def check_protocol(protocol: str, panel: bool = False) -> None:
         raise UserError("--panel", "has no common-evidence prompt", "drop --protocol common")
 
 
-SCORE_KINDS = ("llm", "human", "labels")  # what `report --scores` can read
+SCORE_KINDS = ("llm", "human", "labels", "match")  # what `report --scores` can read
+CREDIT_KINDS = ("labels", "match")  # scored by a label's credit (0-1), not a 1-5 rubric
 
 
 def llm_judges(
@@ -185,10 +199,11 @@ def score_rows(
     protocol: str = "per_condition",
 ) -> list[dict[str, Any]]:
     """One row per scored run for the accuracy table: model, condition, category, question,
-    score, and the judging `protocol` read (None for human scores and labels). `kind` llm or
-    human: the latest ok 1-5 score of that kind (LLM scores of `protocol` only); `labels`:
-    correctness from the people's labels (1 correct, 0.5 partial, 0 incorrect or refusal).
-    Several annotators of one run are averaged. `source` keeps one question set."""
+    score, and the judging `protocol` read (None for human scores, labels and matches). `kind`
+    llm or human: the latest ok 1-5 score of that kind (LLM scores of `protocol` only);
+    `labels`: correctness from the people's labels (1 correct, 0.5 partial, 0 incorrect or
+    refusal); `match`: the answer matcher's latest verdict (`judge --rescore`: 1 correct, 0
+    incorrect). Several annotators of one run are averaged. `source` keeps one question set."""
     store = ScoreStore(ws)
     latest = store.latest(kind="human" if kind == "labels" else kind, protocol=protocol)
     if not latest:
@@ -197,13 +212,13 @@ def score_rows(
     qs = {q.id: q for q in load_questions(ws)}
     by_run: dict[str, list[float]] = {}
     for s in latest:
-        v = credit(s.get("label")) if kind == "labels" else s[dimension]
+        v = credit(s.get("label")) if kind in CREDIT_KINDS else s[dimension]
         if v is not None:
             by_run.setdefault(s["run_id"], []).append(v)
     out = []
     for rid, values in by_run.items():
         if (row := run_fields(rid, runs, qs, source)) is not None:
-            read = None if kind in ("human", "labels") else protocol
+            read = None if kind in ("human", *CREDIT_KINDS) else protocol
             out.append(row | {"score": sum(values) / len(values), "protocol": read})
     return out
 
@@ -302,5 +317,5 @@ def report_table(
     """The accuracy table of `score_rows` on the scale of that score kind (None without rows)."""
     from fintrade_tui.stats.tables import LABELS_SCALE, RUBRIC, accuracy_table
 
-    scale = LABELS_SCALE if scores == "labels" else RUBRIC
+    scale = LABELS_SCALE if scores in CREDIT_KINDS else RUBRIC
     return accuracy_table(rows, baseline, n_resamples=n_resamples, scale=scale) if rows else None

@@ -1,0 +1,286 @@
+"""Re-scoring room: the deterministic checks applied again to stored or imported runs — the
+answer matcher (judging/answer_checks.py: the mode the question's benchmark scores by, or one
+asked for) and the numeric audit (judging/session.py `audit_answer`) — without calling any
+model. `judge --rescore` and the Results screen's `m` key run it; `--with-llm` then asks the
+LLM judge too (judging/session.py `judge_runs`, every selected run again).
+
+Every re-scored run gets one new score of kind `match` (annotator `matcher`), appended as a new
+version: the earlier versions stay in the history, reads take the latest. Its label is
+`correct` (verdict equal or in_range) or `incorrect` (not_equal, no_number); a question without
+a reference gets no label (verdict no_reference), so the run does not count in the matrix, but
+its audit is kept. The detail holds {mode, verdict, reason, figure, reference, answer_value,
+reference_value, audit} (tatqa adds em, f1, scale_ok); `audit` is the numeric audit as the LLM
+judge's record keeps it, which the failure filters and exports read (failures.latest_audits).
+
+Fast and all-or-nothing: one read of the runs and one of the questions, one store connection
+and one company index for every audit, pure-python matching chunk by chunk, then one
+transaction appending one batch per chunk — a failure or a kill before its commit leaves the
+workspace as it was.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+
+from fintrade_tui.config import Config
+from fintrade_tui.errors import UserError
+from fintrade_tui.judging.annotations import Score, ScoreStore, append_scores
+from fintrade_tui.judging.answer_checks import check_match, mode_for, reference_for
+from fintrade_tui.judging.answer_match import EQUAL, IN_RANGE, MODES, NO_REFERENCE
+from fintrade_tui.runs.records import COMPLETED, RunStore
+from fintrade_tui.store.workspace import load_questions
+
+MATCH_KIND, MATCHER = "match", "matcher"  # the score kind and annotator re-scoring writes
+CORRECT = (EQUAL, IN_RANGE)  # verdicts labelled correct; no_reference gets no label
+CHUNK = 500  # runs matched between progress ticks, and rows per insert
+
+
+@dataclass
+class Selection:
+    """The runs to re-score and every question of the workspace (one read of each)."""
+
+    runs: list[dict[str, Any]]
+    questions: dict[str, Any]
+
+
+@dataclass
+class Outcome:
+    """What a re-scoring appended: the stored rows and the counts `--json` reports."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    seconds: float = 0.0
+    store: bool = False  # the audit compared figures with the market-data store
+
+    def summary(self) -> dict[str, Any]:
+        verdicts = Counter(r["detail"]["verdict"] for r in self.rows)
+        correct = sum(r["label"] == "correct" for r in self.rows)
+        scored = sum(r["label"] is not None for r in self.rows)
+        audits = [r["detail"].get("audit") for r in self.rows]
+        return {
+            "runs": len(self.rows),
+            "scored": scored,
+            "correct": correct,
+            "incorrect": scored - correct,
+            "no_reference": verdicts.get(NO_REFERENCE, 0),
+            "accuracy": round(correct / scored, 4) if scored else None,
+            "verdicts": dict(sorted(verdicts.items())),
+            "modes": dict(sorted(Counter(r["detail"]["mode"] for r in self.rows).items())),
+            "audited": sum(a is not None for a in audits),
+            "contradicted": sum(bool(a and _audit_counts(a)["CONTRADICTED"]) for a in audits),
+            "store": self.store,
+            "seconds": round(self.seconds, 2),
+        }
+
+
+def select_runs(
+    ws: duckdb.DuckDBPyConnection,
+    run_ids: list[str] | None = None,
+    batch: str | None = None,
+    source: str | None = None,
+    with_reference: bool = False,
+) -> Selection:
+    """Completed runs (these ids or prefixes, this batch, this question set); a benchmark's
+    reference answers only when named by id or `with_reference`. Nothing selected is one line."""
+    runs = RunStore(ws).list(status=COMPLETED, batch=batch, limit=1_000_000_000)
+    questions = {q.id: q for q in load_questions(ws)}
+    if run_ids:
+        for p in run_ids:
+            if not any(r["id"].startswith(p) for r in runs):
+                raise UserError(f"--runs {p}", "matches no completed run", "see `runs list`")
+        runs = [r for r in runs if any(r["id"].startswith(p) for p in run_ids)]
+    elif not with_reference:
+        runs = [r for r in runs if r["condition"] != "reference"]
+    runs = [r for r in runs if r["question_id"] in questions]  # a run's question is needed
+    if source:
+        sets = sorted({q.source for q in questions.values() if q.source})
+        if source not in sets:
+            raise UserError(f"--source {source}", "is no question set here", _one_of(sets))
+        runs = [r for r in runs if questions[r["question_id"]].source == source]
+    if not runs:
+        where = f" in batch {batch}" if batch else ""
+        where += f" of the {source} questions" if source else ""
+        fix = "check the selectors (see `runs list`)" if where else "run or import some first"
+        raise UserError("judge --rescore", f"no completed run{where}", fix)
+    runs.sort(key=lambda r: r["id"])  # a stable order: results and progress read the same
+    return Selection(runs, questions)
+
+
+def _one_of(names: list[str]) -> str:
+    return f"use one of {', '.join(names)}" if names else "import or add questions first"
+
+
+def rescore(
+    cfg: Config,
+    ws: duckdb.DuckDBPyConnection,
+    sel: Selection,
+    mode: str | None = None,
+    store_con: duckdb.DuckDBPyConnection | None = None,
+    audit: bool = True,
+    on_progress: Callable[[int], None] | None = None,
+    chunk: int = CHUNK,
+) -> Outcome:
+    """Match (and audit) every selected run, then append one `match` score per run in one
+    transaction. `mode` None: each question's benchmark mode. `store_con`: the market-data
+    store the audit compares with (None: supplied evidence and reference only)."""
+    from fintrade_tui.judging.session import audit_answer
+
+    if mode is not None and mode not in MODES:
+        raise UserError(f"--mode {mode}", "is unknown", f"use one of {', '.join(MODES)}")
+    t0 = time.perf_counter()
+    index = None
+    if audit and store_con is not None:
+        from fintrade_tui.questions.companies import CompanyIndex
+
+        index = CompanyIndex(store_con)  # once: building it costs more than an audit
+    parts: list[list[Score]] = []
+    for at in range(0, len(sel.runs), chunk):
+        part = sel.runs[at : at + chunk]
+        scores = []
+        for run in part:
+            q = sel.questions[run["question_id"]]
+            report = audit_answer(cfg, run, q, store_con, index) if audit else None
+            scores.append(match_score(cfg, run, q, mode, report))
+        parts.append(scores)
+        if on_progress:
+            on_progress(len(part))
+    store = ScoreStore(ws)
+    out = Outcome(store=audit and store_con is not None)
+    with store.transaction() as cur:  # all chunks or none
+        for scores in parts:
+            out.rows += append_scores(cur, scores)
+    out.seconds = time.perf_counter() - t0
+    return out
+
+
+def rescore_with_store(
+    cfg: Config,
+    ws: duckdb.DuckDBPyConnection,
+    sel: Selection,
+    mode: str | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> Outcome:
+    """`rescore` with the audit reading the market-data store when there is one."""
+    from fintrade_tui.store.db import connect
+
+    if not cfg.store.exists():
+        return rescore(cfg, ws, sel, mode, None, on_progress=on_progress)
+    with connect(cfg.store) as store:
+        return rescore(cfg, ws, sel, mode, store, on_progress=on_progress)
+
+
+def rejudge(
+    cfg: Config,
+    ws: duckdb.DuckDBPyConnection,
+    sel: Selection,
+    judge: str,
+    panel: bool = False,
+    concurrency: int = 2,
+    protocol: str = "per_condition",
+    on_done: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """`--with-llm`: the LLM judge (or panel) over every selected run again (as `judge
+    --force`); its scores are saved one by one as they arrive."""
+    import asyncio
+
+    from fintrade_tui.judging.session import judge_runs
+
+    return asyncio.run(judge_runs(cfg, ws, sel.runs, panel, judge, concurrency, on_done, protocol))
+
+
+def judged_summary(judged: list[dict[str, Any]] | None, llm: dict[str, Any]) -> dict | None:
+    """The `llm` field of `--json`: None without --with-llm."""
+    if judged is None:
+        return None
+    ok = sum(r["status"] == "ok" for r in judged)
+    keep = {k: llm[k] for k in ("judge", "protocol", "panel")}
+    return keep | {"judged": ok, "failures": len(judged) - ok}
+
+
+def summary_title(s: dict[str, Any]) -> str:
+    """The CLI table's title: how many, how fast, how many correct, what the audit read."""
+    acc = "—" if s["accuracy"] is None else f"{100 * s['accuracy']:.1f}%"
+    against = "the store and supplied evidence" if s["store"] else "supplied evidence only"
+    return (
+        f"{s['runs']} runs re-scored in {s['seconds']:.1f} s ({s['mode']} mode): {s['scored']}"
+        f" with a verdict, {acc} correct; audit against {against}, {s['contradicted']} with"
+        " a contradicted figure"
+    )
+
+
+def match_score(
+    cfg: Config, run: dict[str, Any], q: Any, mode: str | None, report: dict[str, Any] | None
+) -> Score:
+    """The `match` score of one run: the matcher's verdict as a label, its reason, and the
+    audit `report` in the detail."""
+    used = mode or mode_for(q)
+    try:
+        m = check_match(q, run.get("answer") or "", cfg, used)
+    except UserError as exc:  # e.g. a malformed TAT-QA annotation: said, not scored
+        detail = {"mode": used, "verdict": NO_REFERENCE, "reason": str(exc).splitlines()[0]}
+        return Score(run["id"], MATCH_KIND, MATCHER, detail=detail | {"audit": report})
+    label = (
+        None if m.verdict == NO_REFERENCE else "correct" if m.verdict in CORRECT else "incorrect"
+    )
+    detail: dict[str, Any] = {
+        "mode": m.mode,
+        "verdict": m.verdict,
+        "reason": m.reason,
+        "figure": m.answer_figure.text if m.answer_figure is not None else None,
+        "reference": reference_for(q, used),
+        "answer_value": m.answer_value,
+        "reference_value": m.reference_value,
+        "audit": report,
+    }
+    if m.em is not None:
+        detail |= {"em": m.em, "f1": m.f1, "scale_ok": m.scale_ok}
+    return Score(run["id"], MATCH_KIND, MATCHER, label=label, detail=detail)
+
+
+def _audit_counts(report: dict[str, Any]) -> dict[str, int]:
+    s = report.get("summary") or {}
+    return {k: int(s.get(k, 0)) for k in ("SUPPORTED", "CONTRADICTED", "NOT_FOUND")}
+
+
+def result_rows(out: Outcome, sel: Selection) -> list[dict[str, Any]]:
+    """One row per re-scored run, as `judge --rescore --json` lists them."""
+    runs = {r["id"]: r for r in sel.runs}
+    rows = []
+    for s in out.rows:
+        r, d = runs[s["run_id"]], s["detail"]
+        audit = d.get("audit")
+        rows.append(
+            {
+                "run_id": s["run_id"],
+                "question_id": r["question_id"],
+                "model": r["model"],
+                "condition": r["condition"],
+                "score_id": s["id"],
+                "version": s["version"],
+                "mode": d["mode"],
+                "verdict": d["verdict"],
+                "label": s["label"],
+                "reason": d["reason"],
+                "audit": _audit_counts(audit) if audit else None,
+            }
+        )
+    return rows
+
+
+def accuracy_by_model(out: Outcome, sel: Selection) -> list[dict[str, Any]]:
+    """Share labelled correct per model × condition (runs with a verdict), for the CLI table."""
+    runs = {r["id"]: r for r in sel.runs}
+    groups: dict[tuple[str, str], list[int]] = {}
+    for s in out.rows:
+        if s["label"] is not None:
+            r = runs[s["run_id"]]
+            groups.setdefault((r["model"], r["condition"]), []).append(s["label"] == "correct")
+    return [
+        {"model": m, "condition": c, "n": len(v), "correct %": round(100 * sum(v) / len(v), 1)}
+        for (m, c), v in sorted(groups.items())
+    ]
