@@ -229,8 +229,10 @@ def program_accuracy(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, A
     """Per condition: n, execution accuracy and program accuracy, as FinQA reports them.
 
     Each row: condition, answer, program (the reference's; or reference_program), exe_ans,
-    table_norm, passages. Execution: a DSL program in the answer runs to `exe_ans` by FinQA's
-    test; any other answer's figure matches `exe_ans` under the `finqa` mode. Program: the
+    table_norm, passages. Execution: the calculation the answer wrote (DSL or arithmetic) runs
+    to `exe_ans` by FinQA's
+    test (its result may be the percentage: x100); an answer without one is scored by its
+    figure under the `finqa` mode. Program: the
     answer's calculation (DSL or arithmetic steps) is `equivalent` to the reference program,
     a percentage x100 allowed; an answer with no calculation counts as wrong for both.
     """
@@ -246,8 +248,11 @@ def program_accuracy(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, A
             trace = trace_from_answer(answer, table, passages)
         except ProgramError:
             trace = None
-        if trace is not None and trace.source == "answer_dsl":
-            exe_ok = finqa_equal(trace.value, row.get("exe_ans"))
+        if trace is not None and not trace.error:
+            value = trace.value
+            exe_ok = finqa_equal(value, row.get("exe_ans")) or (
+                isinstance(value, float) and finqa_equal(value / 100.0, row.get("exe_ans"))
+            )
         else:
             gold = exe_ans_value(row.get("exe_ans"))
             exe_ok = gold is not None and match(answer, gold, "finqa").verdict == EQUAL

@@ -91,6 +91,7 @@ def is_const(arg: str) -> bool:
 
 _CALL = re.compile(r"\s*([A-Za-z_]\w*)\s*\(")
 _BETWEEN = re.compile(r"\s*[,;]?\s*")
+_THOUSANDS = re.compile(r"\d,\d{3}(?!\d)")
 
 
 def parse_program(program: str | Sequence[str] | Sequence[Step]) -> list[Step]:
@@ -158,17 +159,18 @@ def _call(text: str, m: re.Match[str], steps: list[Step]) -> int:
 
 
 def _split_args(op: str, body: str) -> tuple[str, str]:
-    """Two arguments, split at the last comma outside brackets (row names may hold commas)."""
-    depth, cut = 0, -1
+    """Two arguments, split at a comma outside brackets that is no thousands separator ("5,829");
+    a table row name may hold commas: its operation splits at the last one."""
+    depth, cuts = 0, []
     for i, ch in enumerate(body):
         depth += (ch == "(") - (ch == ")")
-        if ch == "," and depth == 0:
-            cut = i
-    if cut < 0:
-        if op in TABLE_OPS and body.strip():
-            return body.strip(), "none"  # a row name alone: FinQA's second argument is unused
+        if ch == "," and depth == 0 and not _THOUSANDS.match(body, i - 1):
+            cuts.append(i)
+    if not cuts and op in TABLE_OPS and body.strip():
+        return body.strip(), "none"  # a row name alone: FinQA's second argument is unused
+    if not cuts or (len(cuts) > 1 and op not in TABLE_OPS):
         raise ProgramError(f"{op}({_quote(body)}) needs two arguments", f"write {op}(a, b)")
-    first, second = body[:cut].strip(), body[cut + 1 :].strip()
+    first, second = body[: cuts[-1]].strip(), body[cuts[-1] + 1 :].strip()
     if not first or not second:
         raise ProgramError(f"{op}({_quote(body)}) has an empty argument", f"write {op}(a, b)")
     return first, second

@@ -6,8 +6,9 @@ expression may use + - * / × ÷ ^ (or **), brackets, a leading minus, "$", "%",
 thousands and a scale word after a figure (dropped: FinQA's figures are in the table's units).
 Words end an expression, so "Change =" is a label, not a term. Each operator becomes one step
 (innermost first, left to right); a figure equal to an earlier step's result as written
-("0.5 / 1.9" after "2.4 - 1.9 = 0.5") becomes that step ("#0"); a figure that is one of FinQA's
-constants and stands in neither the table nor a passage becomes the constant ("const_100").
+("0.5 / 1.9" after "2.4 - 1.9 = 0.5") becomes that step ("#0"); 1, -1, 100, 1000, 1e6 and 1e9
+become FinQA's constants ("const_100"), and 2..10 do when they stand in neither the table nor
+a passage.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ _TOKEN = re.compile(
 _OPS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "^": "exp"}
 _SAME_OP = {"**": "^", "\\times": "*", "\\cdot": "*", "\\div": "/", "×": "*", "÷": "/"}
 _SAME_OP |= {"−": "-", "–": "-", "·": "*", "x": "*"}
+_SCALES = frozenset([1.0, -1.0, 100.0, 1000.0, 1e6, 1e9])
 _FIGURE = re.compile(r"(-?)\\?\$?\s?([\d,]*\.?\d+)\s?(%)?")
 
 
@@ -254,7 +256,8 @@ def _leaf(
     in_sources = any(holds(c, fig.value) for r in rows for c in r) or any(
         holds(t, fig.value) for t in texts
     )
-    const = None if in_sources or fig.percent else constant_name(fig.value)
+    scale = fig.value in _SCALES  # x100, -1 and the like: a constant wherever else it stands
+    const = None if fig.percent or (in_sources and not scale) else constant_name(fig.value)
     return (const or fig.text), fig.value
 
 
