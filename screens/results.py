@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Checkbox, DataTable, Footer, Header, Label, Static
+from textual.widgets import Checkbox, DataTable, Footer, Header, Label, ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
 from fintrade_tui.judging.failures import FILTER_LABELS, FILTERS
@@ -30,6 +30,7 @@ from fintrade_tui.safe_text import plain
 from fintrade_tui.stats.lanes import workspace_lanes
 from fintrade_tui.ui.frames import FramePaced
 from fintrade_tui.ui.lanes_view import LanesPane
+from fintrade_tui.ui.results_rescore import RESCORE_CSS, RescoreView
 from fintrade_tui.ui.results_text import (
     AGREEMENT_COLUMNS,
     AGREEMENT_HEADERS,
@@ -58,12 +59,13 @@ KEYS = {
 }
 
 
-class ResultsScreen(FramePaced, Screen):
+class ResultsScreen(FramePaced, RescoreView, Screen):
     """Accuracy matrix, human–judge agreement and the failure-case browser."""
 
     TITLE = "Results"
     AUTO_FOCUS = "#failures"
-    CSS = """
+    CSS = (
+        """
     ResultsScreen #r-bar { height: 1; padding: 0 1; }
     ResultsScreen #r-bar Static { width: auto; }
     ResultsScreen #r-top { height: 1fr; }
@@ -82,6 +84,8 @@ class ResultsScreen(FramePaced, Screen):
     ResultsScreen .lanes #accuracy, ResultsScreen .lanes #accuracy-note { display: none; }
     ResultsScreen .inter #agreement { display: none; }
     """
+        + RESCORE_CSS
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.back", "Back", id="results.back"),  # first: a long footer is cut
         # priority: Enter replays even when the failure table (which binds Enter) has focus
@@ -99,6 +103,8 @@ class ResultsScreen(FramePaced, Screen):
             for name, key in KEYS.items()
         ],
         Binding("R", "reload", "Reload", id="results.reload"),
+        # last: the footer (and its snapshot) keep their keys; `?` lists it
+        Binding("m", "rescore", "Re-score", id="results.rescore"),
     ]
 
     def __init__(self) -> None:
@@ -131,6 +137,7 @@ class ResultsScreen(FramePaced, Screen):
         yield Header()
         with Horizontal(id="r-bar"):
             yield Static(self._kinds(), id="scores-kind")
+            yield ProgressBar(id="rescore-progress", show_eta=False)
         with Horizontal(id="r-top"):
             with Vertical(id="acc-pane"):
                 yield Static(self._title(), id="accuracy-title", classes="title")
@@ -165,7 +172,7 @@ class ResultsScreen(FramePaced, Screen):
     # -- workers (threads: workspace cursors only, no widgets) --
     @work(thread=True, exclusive=True, group="accuracy", exit_on_error=False)
     def load_accuracy(self, kind: str, source: str | None) -> tuple[Any, ...]:
-        from fintrade_tui.judging.session import llm_judges, score_rows
+        from fintrade_tui.judging.session import CREDIT_KINDS, llm_judges, score_rows
         from fintrade_tui.stats.tables import LABELS_SCALE, RUBRIC, accuracy_table
 
         with self._db:
@@ -177,10 +184,10 @@ class ResultsScreen(FramePaced, Screen):
                 cur.close()
         sources = sorted({r["source"] for r in rows if r["source"]})
         rows = [r for r in rows if source is None or r["source"] == source]
-        scale = LABELS_SCALE if kind == "labels" else RUBRIC
+        scale = LABELS_SCALE if kind in CREDIT_KINDS else RUBRIC
         table = accuracy_table(rows, n_resamples=RESAMPLES, scale=scale) if rows else None
         lanes: list[dict[str, Any]] = []
-        if kind != "labels":  # lanes compare rubric scores
+        if kind not in CREDIT_KINDS:  # lanes compare rubric scores
             with self._db:
                 cur = self.app.workspace()
                 try:
@@ -262,6 +269,9 @@ class ResultsScreen(FramePaced, Screen):
             "load_agreement": "#agreement",
             "load_failures": "#failures",
         }.get(worker.name)
+        failed = event.state in (WorkerState.ERROR, WorkerState.CANCELLED)
+        if worker.name == "rescore_view" and failed:
+            self.rescore_ended()
         if event.state == WorkerState.ERROR:
             if target:
                 self.query_one(target, DataTable).loading = False

@@ -41,7 +41,10 @@ def _case_runs(ws: Any, run_ids: tuple[str, ...], question: str | None) -> list[
 )
 @click.option("--source", help="(--view) one question set")
 @click.option(
-    "--scores", type=click.Choice(["llm", "human", "labels"]), default="llm", show_default=True
+    "--scores",
+    type=click.Choice(["llm", "human", "labels", "match"]),
+    default="llm",
+    show_default=True,
 )
 @click.option("--baseline", default="no_rag", show_default=True, help="(--view) Δ against")
 @click.option("--resamples", type=int, default=10000, help="(--view) bootstrap resamples")

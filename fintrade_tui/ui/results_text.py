@@ -11,8 +11,8 @@ from rich.text import Text
 
 from fintrade_tui.safe_text import printable
 
-SCORE_KINDS = ("llm", "human", "labels")
-KIND_NAMES = {"llm": "LLM-judge", "human": "human", "labels": "label"}
+SCORE_KINDS = ("llm", "human", "labels", "match")
+KIND_NAMES = {"llm": "LLM-judge", "human": "human", "labels": "label", "match": "matcher"}
 AGREEMENT_COLUMNS = ("n", "mae", "bias", "spearman_rho", "exact", "within_1", "qwk")
 AGREEMENT_HEADERS = ("Dimension", "n", "MAE", "Bias", "ρ", "Exact", "±1", "κ (quad)")
 
@@ -99,11 +99,10 @@ def accuracy_note(table: dict[str, Any], kind: str, judges: list[dict[str, Any]]
     from fintrade_tui.runs.evidence import LABELS
 
     base = LABELS.get(table["baseline"], table["baseline"])
-    what = (
-        "% = share labelled correct (partial ½)"
-        if kind == "labels"
-        else f"% = mean {KIND_NAMES[kind]} accuracy score / 5 × 100"
-    )
+    what = {
+        "labels": "% = share labelled correct (partial ½)",
+        "match": "% = share the answer matcher calls correct (judge --rescore, m)",
+    }.get(kind, f"% = mean {KIND_NAMES[kind]} accuracy score / 5 × 100")
     by = "".join(  # a local judge's scores are labelled as such
         f" Judge {j['judge']} = {j['model']}" + (" (local model)." if j["local"] else ".")
         for j in judges

@@ -1,0 +1,94 @@
+"""Pilot test of the Results screen's `m` (re-score) on the hand-built workspace of
+tests/unit/test_rescore.py (no store, no model): the runs of the question set in view get new
+`match` scores, the matrix then shows the matcher's verdicts (equal to accuracy_table on
+score_rows computed here), the progress bar comes and goes, and nothing calls a model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fintrade_tui.screens.results import RESAMPLES, ResultsScreen
+from textual.widgets import DataTable, ProgressBar
+
+from fintrade_tui.config import Config, load_config
+from fintrade_tui.judging.session import score_rows
+from fintrade_tui.stats.tables import LABELS_SCALE, accuracy_table, fmt_cell, shown_conditions
+from fintrade_tui.store.workspace import open_workspace
+from fintrade_tui.ui.app import FinTradeApp
+from tests.conftest import BUNDLE, write_config
+from tests.ui.test_results import settle
+from tests.unit.test_rescore import SELECTED, populate
+
+SIZE = (160, 48)
+
+
+@pytest.fixture
+def cfg(tmp_path: Path) -> Config:
+    path = write_config(tmp_path, BUNDLE, tmp_path / "absent.duckdb",
+                        f"workspace: {tmp_path / 'ws.duckdb'}\n")  # fmt: skip
+    ws = open_workspace(tmp_path / "ws.duckdb")
+    try:
+        populate(ws)
+    finally:
+        ws.close()
+    return load_config(path)
+
+
+def _match_runs(app: FinTradeApp) -> list[str]:
+    cur = app.workspace()  # the app holds the workspace open
+    try:
+        rows = cur.execute("SELECT run_id FROM scores WHERE kind = 'match' ORDER BY 1").fetchall()
+    finally:
+        cur.close()
+    return [r for (r,) in rows]
+
+
+async def test_m_rescores_the_view_and_shows_the_matchers_matrix(
+    cfg: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import litellm
+
+    def boom(*a, **k):
+        raise AssertionError("a model was called")
+
+    monkeypatch.setattr(litellm, "completion", boom)
+    monkeypatch.setattr(litellm, "acompletion", boom)
+    app = FinTradeApp(cfg, start="results")
+    notes: list[str] = []
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        notify = app.notify
+        app.notify = lambda message, **kw: (notes.append(str(message)), notify(message, **kw))
+        screen = app.screen
+        assert isinstance(screen, ResultsScreen) and _match_runs(app) == []
+        await pilot.press("m")
+        await pilot.pause()
+        bar = screen.query_one("#rescore-progress", ProgressBar)
+        await settle(pilot)
+        assert _match_runs(app) == SELECTED
+        assert bar.total == len(SELECTED) and bar.progress == len(SELECTED)
+        assert not screen.query_one("#r-bar").has_class("rescoring")  # the bar is hidden again
+        assert notes[-1].startswith(f"{len(SELECTED)} runs re-scored in ")
+        assert "by the answer matcher (6 with a verdict, 1 without a reference)" in notes[-1]
+        assert screen.kind == "match"
+        cur = app.workspace()
+        try:
+            table = accuracy_table(score_rows(cur, "match"), n_resamples=RESAMPLES,
+                                   scale=LABELS_SCALE)  # fmt: skip
+        finally:
+            cur.close()
+        grid = screen.query_one("#accuracy", DataTable)
+        shown = [[str(c) for c in grid.get_row_at(i)] for i in range(grid.row_count)]
+        columns = table["categories"]
+        want = [[fmt_cell(table["cells"][m][c][k]) for k in columns]
+                for m in table["models"] for c in shown_conditions(table, m)]  # fmt: skip
+        assert [row[2 : 2 + len(columns)] for row in shown] == want
+        # the view's question set only: `g` picks the first set with matcher scores (byo)
+        await pilot.press("g")
+        await settle(pilot)
+        assert screen.source == "byo"
+        await pilot.press("m")
+        await settle(pilot)
+        assert notes[-1].startswith("4 byo runs re-scored in ")
+        assert sorted(_match_runs(app)) == sorted(SELECTED + ["a3", "a4", "a5", "a6"])
