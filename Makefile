@@ -30,7 +30,7 @@ LLAMA_KEEP := { test -z "$(LLAMA_CACHE)" || { mkdir -p "$(LLAMA_CACHE)" \
 
 MODEL := data/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
 
-.PHONY: venv lock model demo test test-all lint bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import bench-html bench-cold-start index clean-store screenshots docs
+.PHONY: venv lock model demo test test-all lint bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import bench-rescore bench-html bench-cold-start index clean-store screenshots docs
 
 # Every dependency comes from requirements.lock: pinned, sha256-verified, nothing resolved at
 # install time (--no-deps), so every machine gets the same, checked files; `make lock` refreshes
@@ -139,6 +139,10 @@ bench-tui: venv
 
 bench-import: venv
 	$(BIN)/python benchmarks/bench_import.py
+
+bench-rescore: venv
+	$(BIN)/fintrade-tui ingest --if-outdated
+	$(BIN)/python benchmarks/bench_rescore.py
 
 bench-html: venv
 	$(BIN)/fintrade-tui ingest --if-outdated
