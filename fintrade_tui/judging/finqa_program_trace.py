@@ -33,7 +33,9 @@ from fintrade_tui.judging.finqa_program_dsl import (
 )
 
 Value = float | str | None  # a number, FinQA's "yes"/"no" (greater), or None when it failed
-_NUMERAL = re.compile(r"(\()?\s*-?\$?\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)\s*(%)?")
+_NUMERAL = re.compile(  # "( 1234 )", "$ -23158", "-$5", "3.5 %": groups paren, minus, digits, %
+    r"(\()?\s*(-?)\s*\$?\s*(-?)\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)\s*(%)?"
+)
 SENTENCE_SHOWN = 160
 
 
@@ -273,9 +275,9 @@ def link(value: float, table: list[list[str]], texts: list[str]) -> dict[str, An
 def holds(text: str, value: float) -> bool:
     """Does `text` write a figure equal to `value`, as FinQA normalises numbers?"""
     for m in _NUMERAL.finditer(text):
-        num = float(m.group(2).replace(",", ""))
-        candidates = [num, num / 100.0] if m.group(3) else [num]
-        if m.group(1) or "-" in m.group(0).split(m.group(2))[0]:
+        num = float(m.group(4).replace(",", ""))
+        candidates = [num, num / 100.0] if m.group(5) else [num]
+        if m.group(1) or m.group(2) or m.group(3):
             candidates += [-c for c in candidates]  # "-5", accounting negative "( 1234 )"
         if any(_same(c, value) for c in candidates):
             return True
