@@ -71,7 +71,11 @@ def _print_report(rep: dict, title: str) -> None:
 
 @questions.command("import")
 @click.argument("path", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["fintradebench", "jsonl", "secque", "finar"]))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["fintradebench", "jsonl", "secque", "finar", "finqa", "convfinqa", "tatqa"]),
+)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly

@@ -18,6 +18,7 @@ secque -- JSONL with QID, Question, ground_truth_answer, question_type, context*
 finar -- FinAR-Bench JSON object (or list) {company, table, instances: [{task,
     ground_truth, task_type, ...}]}: one question per instance, id
     "FINAR-<company or file stem>-<n>" (n from 1) unless the instance has its own id.
+finqa, convfinqa, tatqa -- FinQA, ConvFinQA and TAT-QA JSON files as published (`table_qa`).
 
 Bad input raises a one-line `UserError` naming the file and the 1-based physical line (for
 CSV, the line its record starts on). Reading is all-or-nothing: it raises before returning
@@ -41,8 +42,9 @@ from typing import Any
 
 from fintrade_tui.errors import UserError
 from fintrade_tui.questions.model import Question
+from fintrade_tui.questions.table_qa import TABLE_QA_FORMATS, TABLE_QA_READERS, detect_table_qa
 
-FORMATS = ("fintradebench", "jsonl", "secque", "finar")
+FORMATS = ("fintradebench", "jsonl", "secque", "finar", *TABLE_QA_FORMATS)
 FORMAT_FIX = "pass --format " + "|".join(FORMATS)
 SEED_REQUIRED = ("question_id", "question", "golden_indicators")
 _SEED_COLUMNS = (*SEED_REQUIRED, "response")
@@ -340,7 +342,7 @@ _READERS: dict[str, Callable[[Path, str], list[Question]]] = {
     "jsonl": _read_generic,
     "secque": _read_secque,
     "finar": _read_finar,
-}
+} | TABLE_QA_READERS
 
 
 def _detect(path: Path, text: str) -> str:
@@ -364,6 +366,8 @@ def _detect(path: Path, text: str) -> str:
         blocks = doc if isinstance(doc, list) else [doc]
         if blocks and all(isinstance(b, dict) and "instances" in b for b in blocks):
             return "finar"
+        if table_qa := detect_table_qa(blocks):
+            return table_qa
     raise UserError(str(path), "unknown question format", FORMAT_FIX)
 
 
