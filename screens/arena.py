@@ -29,11 +29,8 @@ from textual.widgets import Footer, Header, Markdown, Static
 from fintrade_tui.retrieval.indexing import pause_background, resume_background
 from fintrade_tui.runs import llm
 from fintrade_tui.runs.evidence import LABELS
-from fintrade_tui.ui.arena_model import (
-    QUIET_GC,
-    evidence_rows,
-    ordered,
-)
+from fintrade_tui.ui.arena_checks import ArenaChecks, trace_rows
+from fintrade_tui.ui.arena_model import QUIET_GC, evidence_rows, ordered
 from fintrade_tui.ui.arena_open import ArenaOpening, QuestionPicker
 from fintrade_tui.ui.arena_panes import ArenaPanes
 from fintrade_tui.ui.evidence import EvidencePanel
@@ -48,7 +45,7 @@ READ_ONLY_BLOCKED |= {"pick", "retry"}
 RETRY = "arena.retry"  # the binding id of the retry key (remappable in `ui.keymap`)
 
 
-class ArenaScreen(FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, Screen):
+class ArenaScreen(FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, ArenaChecks, Screen):
     """Question × conditions side by side; run, cancel, re-run, blind, score, judge."""
 
     AUTO_FOCUS = None  # focus goes to the picker or the first pane once the question is known
@@ -180,6 +177,7 @@ class ArenaScreen(FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, Screen):
             panel.show(f"Evidence — {pane.label}", [], "hidden while blind (v reveals)")
             return
         rows = evidence_rows(pane.evidence, pane.tool_calls, pane.end if self.records else None)
+        rows = trace_rows(pane.checks) + rows
         empty = "preparing evidence…" if pane.status.startswith("prep") else "no evidence"
         items = sum(r.kind == "item" for r in rows)
         calls = sum(r.kind == "tool" for r in rows)
@@ -347,6 +345,7 @@ class ArenaScreen(FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, Screen):
             self._refresh_evidence(pane)
         if end is not None:
             pane.finish(end)
+            self.check_pane(pane)
 
     def _settle(self, pane: AnswerPane) -> None:
         """Drop the lines held below finished answers once no pane streams any more: it

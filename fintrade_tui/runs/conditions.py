@@ -259,6 +259,8 @@ def _oracle(q: Question, ctx: ConditionContext) -> Evidence:
         text = value if isinstance(value, str) else json.dumps(value, default=str)
         s = s if isinstance(s, dict) else {"value": s}
         meta = {"source": s.get("source") or q.source, "document": s.get("document") or {}}
+        # a table keeps its cells (drawn as a table), a benchmark's gold facts their mark
+        meta |= {k: s[k] for k in ("kind", "rows", "gold", "label") if s.get(k) is not None}
         title = f"{key} (supplied with the question)"
         # dated by its document's filing when known; else given with the question, so known
         # when it is asked (as_of)

@@ -193,10 +193,11 @@ def warm_litellm() -> None:
 class Row:
     """One line of the evidence panel and what Enter shows for it."""
 
-    kind: str  # item | tool | note | prompt
+    kind: str  # item | tool | note | prompt | trace
     line: str
     title: str = ""
     body: str = ""
+    table: list[list[str]] | None = None  # a supplied table: Enter draws its cells
 
 
 def _fmt_scores(scores: Any) -> str:
@@ -259,7 +260,11 @@ def evidence_rows(
             continue  # listed with the calls below
         meta = it.get("meta") or {}
         when = it.get("available_from")
-        bits = [f"[{it.get('track', '?')}]", _short(it.get("title") or it.get("id", ""), 80)]
+        table = meta.get("rows") if isinstance(meta.get("rows"), list) else None
+        track = "table" if table else it.get("track", "?")
+        bits = [f"[{track}]", _short(it.get("title") or it.get("id", ""), 80)]
+        if meta.get("gold"):
+            bits.insert(1, "★ gold")  # the benchmark's own gold fact
         if when:
             bits.append(str(when)[:10])
         if sc := _fmt_scores(meta.get("scores")):
@@ -268,7 +273,7 @@ def evidence_rows(
         body = parent or it.get("text") or ""
         head = it.get("title") or it.get("id", "")
         head += " — parent passage" if parent else ""
-        rows.append(Row("item", "  ".join(bits), head, body))
+        rows.append(Row("item", "  ".join(bits), head, body, table))
     for c in calls:
         args = json.dumps(c.get("arguments") or {}, sort_keys=True, default=str)
         result = c.get("result") or {}

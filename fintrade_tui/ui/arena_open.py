@@ -253,6 +253,7 @@ class ArenaOpening:
         for run in self.records:
             pane = by_key[run["id"]]
             await pane.replay(run)
+            self.check_pane(pane)  # type: ignore[attr-defined]
             pane.human, pane.judge = human.get(run["id"]), judged.get(run["id"])
             pane.show_scores()
         self.evidence_for(self.current)

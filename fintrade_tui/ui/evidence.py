@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -36,17 +37,34 @@ class PassageScreen(ModalScreen[None]):
         Binding("q", "dismiss", show=False),
     ]
 
-    def __init__(self, title: str, body: str) -> None:
+    def __init__(self, title: str, body: str, table: list[list[str]] | None = None) -> None:
         super().__init__()
         self.title_text = title
         self.body_text = body
+        self.table = table
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(plain(self.title_text), classes="passage-title")
             with VerticalScroll():
-                yield Static(plain(self.body_text or "(empty)"))
+                if self.table:
+                    yield Static(cells_table(self.table), classes="passage-table")
+                else:
+                    yield Static(plain(self.body_text or "(empty)"))
             yield Static("Esc closes", classes="passage-help")
+
+
+def cells_table(rows: list[list[str]]) -> Table:
+    """A benchmark's table as published: the first row is the header, every cell text (data,
+    never markup), figures right-aligned."""
+    width = max(len(r) for r in rows)
+    head = [str(c) for c in rows[0]] + [""] * (width - len(rows[0]))
+    table = Table(show_lines=False, header_style="bold", expand=False)
+    for i, name in enumerate(head):
+        table.add_column(plain(name), justify="left" if i == 0 else "right", overflow="fold")
+    for r in rows[1:]:
+        table.add_row(*(plain(str(c)) for c in list(r) + [""] * (width - len(r))))
+    return table
 
 
 class EvidencePanel(Vertical):
@@ -83,5 +101,5 @@ class EvidencePanel(Vertical):
         event.stop()
         if 0 <= event.option_index < len(self.rows):
             row = self.rows[event.option_index]
-            if row.body:
-                self.app.push_screen(PassageScreen(row.title, row.body))
+            if row.body or row.table:
+                self.app.push_screen(PassageScreen(row.title, row.body, row.table))

@@ -60,11 +60,47 @@ def flags_text(flags: list[dict[str, Any]], note: str = "") -> Text:
     return t
 
 
-def score_text(
-    human: dict[str, Any] | None, judge: dict[str, Any] | None, judging: bool, threshold: int
-) -> Text:
-    """The inline scores block of a pane."""
+VERDICT_MARK = {"equal": ("✓", "green"), "in_range": ("✓", "green"), "not_equal": ("✗", "red")}
+
+
+def checks_text(checks: Any) -> Text:
+    """The answer checks' lines: the match's verdict and reason under its mode, and where the
+    answer's calculation leaves the reference program's (the steps are in the evidence panel)."""
     t = Text()
+    if checks is None:
+        return t
+    if isinstance(checks, Exception):
+        t.append(f"Match: not checked — {type(checks).__name__}: {printable(str(checks))}\n", "red")
+        return t
+    m = checks.match
+    mark, style = VERDICT_MARK.get(m.verdict, ("·", "yellow"))
+    t.append(f"Match ({m.mode}): ", "bold")
+    t.append(f"{mark} {m.verdict.replace('_', ' ')}", style)
+    t.append(f" — {printable(m.reason)}\n")  # figures quoted from the answer: no ESC
+    if checks.reference_trace is not None:
+        t.append("Trace: ", "bold")
+        t.append(printable(trace_summary(checks)) + " (steps in the evidence panel)\n")
+    return t
+
+
+def trace_summary(checks: Any) -> str:
+    """`the answer's 2 steps leave the reference at step 2` / `... follow the reference`."""
+    ref = checks.reference_trace
+    n_ref = len(ref.rows()) if ref is not None else 0
+    if checks.trace is None:
+        return f"the reference program has {n_ref} steps; the answer shows no calculation"
+    return f"the answer's {checks.trace.summary} (reference: {n_ref} steps)"
+
+
+def score_text(
+    human: dict[str, Any] | None,
+    judge: dict[str, Any] | None,
+    judging: bool,
+    threshold: int,
+    checks: Any = None,
+) -> Text:
+    """The inline scores block of a pane: the answer checks, the analyst's, the judge's."""
+    t = checks_text(checks)
     differ = disagreements(
         judge if judge and judge.get("status") == "ok" else None, human, threshold
     )

@@ -103,6 +103,7 @@ class AnswerPane(Vertical, can_focus=True):
         self.flags: list[dict[str, Any]] | None = None  # the run's latest fatal-flaw screening
         self.fault: faults.Fault | None = None  # why the run failed (shown above the status)
         self.retry_key: str | None = None  # the key that retries it (the screen sets it)
+        self.checks: Any = None  # the answer checks (judging/answer_checks.py), or their error
 
     def compose(self) -> ComposeResult:
         yield Static(classes="pane-title")
@@ -157,7 +158,7 @@ class AnswerPane(Vertical, can_focus=True):
     async def reset(self) -> None:
         """Clear the answer and the scores for a new run."""
         self.run_id, self.end, self.evidence, self.tool_calls = None, None, None, None
-        self.judge, self.human, self.error = None, None, None
+        self.judge, self.human, self.error, self.checks = None, None, None, None
         self.show_flags(None)
         self.show_fault(None)
         self.clock = Clock()
@@ -301,11 +302,16 @@ class AnswerPane(Vertical, can_focus=True):
         view = self.query_one(".pane-scores", Static)
         if self.judge and not self.judging:
             self.load_flags()  # a judged answer: its screening may be new
-        if not (self.human or self.judge or self.judging):
+        if not (self.human or self.judge or self.judging or self.checks is not None):
             view.display = False
             return
         view.display = True
-        view.update(score_text(self.human, self.judge, self.judging, self.threshold))
+        view.update(score_text(self.human, self.judge, self.judging, self.threshold, self.checks))
+
+    def show_checks(self, checks: Any) -> None:
+        """The answer checks (match and traces) came back from their thread."""
+        self.checks = checks
+        self.show_scores()
 
     # -- fatal flaws --
     def show_flags(self, flags: list[dict[str, Any]] | None, note: str = "") -> None:

@@ -1,0 +1,115 @@
+"""Answer-checks room: the deterministic checks shown beside an answer in the Arena, the case
+studies and re-scoring — the finance-aware match against the question's reference, under the
+mode its benchmark scores by, and, for a question carrying a FinQA-style program, the answer's
+calculation traced step by step against the reference's.
+
+The mode follows the question's benchmark: FinQA and ConvFinQA score by FinQA's rule, TAT-QA by
+its own (scale scored separately), every other set by the tolerance in `judging.match`. The
+reference is what that benchmark scores against: FinQA's execution answer (`exe_ans`), TAT-QA's
+annotation (answer, type, scale), else the question's reference answer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from fintrade_tui.judging.answer_match import NO_REFERENCE, Match, match
+
+MODE_BY_SOURCE = {"finqa": "finqa", "convfinqa": "finqa", "tatqa": "tatqa"}
+SCALE_KEYS = ("scale", "units")  # a question's or table's own scale, where its format gives one
+_TABLE_SCALE = re.compile(r"\bin (thousands|millions|billions)\b", re.I)
+
+
+@dataclass(frozen=True)
+class AnswerChecks:
+    """What the checks found for one answer: the match, and the traces when there is a program."""
+
+    match: Match
+    trace: Any = None  # the answer's own calculation (finqa_program.Trace), if it wrote one
+    reference_trace: Any = None  # the reference program's execution
+    departs_at: int | None = None  # the first step of `trace` that leaves the reference's
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the verdict with its reason and, when traced, both traces' rows."""
+        m = self.match
+        out: dict[str, Any] = {
+            "mode": m.mode,
+            "verdict": m.verdict,
+            "reason": m.reason,
+            "answer_value": m.answer_value,
+            "reference_value": m.reference_value,
+        }
+        if m.em is not None:
+            out |= {"em": m.em, "f1": m.f1, "scale_ok": m.scale_ok}
+        if self.reference_trace is not None:
+            out["reference_trace"] = self.reference_trace.rows()
+        if self.trace is not None:
+            out["trace"] = self.trace.rows()
+            # the 1-based step, as the rows number them
+            out["departs_at_step"] = None if self.departs_at is None else self.departs_at + 1
+        return out
+
+
+def mode_for(q: Any) -> str:
+    """The matcher mode the question's benchmark scores by."""
+    return MODE_BY_SOURCE.get(str(getattr(q, "source", "") or "").lower(), "tolerance")
+
+
+def reference_for(q: Any, mode: str) -> Any:
+    """What the benchmark scores against (None: the question has no reference)."""
+    extra = getattr(q, "extra", None) or {}
+    if mode == "tatqa" and extra.get("answer_type"):
+        gold = extra.get("answer")
+        gold = gold if gold is not None else q.reference_answer
+        return {"answer": gold, "answer_type": extra["answer_type"], "scale": extra.get("scale")}
+    if mode == "finqa" and isinstance(extra.get("exe_ans"), int | float):
+        return extra["exe_ans"]
+    ref = getattr(q, "reference_answer", None)
+    return ref if ref not in (None, "") else None
+
+
+def scale_hint(q: Any) -> str | None:
+    """The units the question's figures are in: a field its format gives, else the one scale
+    its table states ("( in millions )" in a FinQA header) — FinQA's `exe_ans` 94 is then 94
+    million, and an answer saying "$94 million" states it."""
+    extra = getattr(q, "extra", None) or {}
+    for key in SCALE_KEYS:
+        if isinstance(extra.get(key), str) and extra[key].strip():
+            return extra[key]
+    cells = " ".join(str(c) for row in extra.get("table_rows") or [] for c in row)
+    stated = {m.lower() for m in _TABLE_SCALE.findall(f"{cells} {getattr(q, 'text', '')}")}
+    return f"in {stated.pop()}" if len(stated) == 1 else None
+
+
+def check_match(q: Any, answer: str, cfg: Any = None, mode: str | None = None) -> Match:
+    """The answer against the question's reference under `mode` (default: the benchmark's)."""
+    mode = mode or mode_for(q)
+    reference = reference_for(q, mode)
+    if reference is None:
+        return Match(NO_REFERENCE, "the question has no reference answer", mode, None, None)
+    hint = scale_hint(q) if mode != "tatqa" else None  # tatqa reads the annotation's scale
+    return match(answer, reference, mode, scale_hint=hint, cfg=cfg)
+
+
+def check_answer(q: Any, answer: str, cfg: Any = None, mode: str | None = None) -> AnswerChecks:
+    """The match and, for a question with a reference program, the traces."""
+    found = check_match(q, answer, cfg, mode)
+    extra = getattr(q, "extra", None) or {}
+    program = extra.get("program")
+    if not isinstance(program, str) or not program.strip():
+        return AnswerChecks(found)
+    from fintrade_tui.judging import finqa_program as fp
+
+    table, passages = extra.get("table_norm") or extra.get("table_rows"), extra.get("passages")
+    try:
+        reference = fp.execute(program, table, passages)
+    except Exception:  # a benchmark's broken program: the match still stands
+        reference = None
+    try:
+        own = fp.trace_from_answer(answer or "", table, passages)
+    except Exception:
+        own = None
+    departs = fp.first_departure(own, reference) if own is not None and reference else None
+    return AnswerChecks(found, own, reference, departs)
