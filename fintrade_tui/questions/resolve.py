@@ -11,6 +11,7 @@ from typing import Any
 import duckdb
 
 from fintrade_tui.questions.companies import CompanyIndex, index_members, scan_filter
+from fintrade_tui.questions.document_filing import document_filing
 from fintrade_tui.questions.fiscal import FiscalCalendar
 from fintrade_tui.questions.indicators import KIND, map_indicators
 from fintrade_tui.questions.kind import question_kind
@@ -64,12 +65,15 @@ class Resolver:
         ]
         ref = resolve_time(q.text, self.reference)
         when = knowable(q, ref, tickers, self.calendar, self.lag_days, question_kind(q))
+        document = document_filing(q, self.companies.known, self.calendar)
+        if document is not None:  # a table-QA item: the report it comes from decides
+            tickers, when = document
         as_of = when.as_of
         reasons += when.reasons
-        if as_of is None:
+        if as_of is None and document is None:
             reasons.append("no time reference in the text")
         scope = "compare" if len(tickers) > 1 else "company" if tickers else None
-        if not tickers and not mentions:  # only a question that names no company is a scan
+        if not tickers and not mentions and document is None:  # a scan names no company
             is_scan, filt = scan_filter(q.text)
             if is_scan and as_of:
                 tickers = index_members(self.con, as_of, filt)

@@ -11,6 +11,12 @@ end: the question's own filing-date field, else a date in a document name of the
 `aapl-20240928.htm` carries the period end and is not read), else the filing date the store
 knows for the fiscal period the question names (`extra["fiscal_periods"]`, set by the resolver).
 Without any of them it is dated when the question is asked.
+
+A table-QA question (FinQA, ConvFinQA, TAT-QA: `extra["table_rows"]`) gives its table as one
+item (key and label "table", kind "table": a markdown rendering as value, the cells as
+published in "rows") and each passage as its own item (key and label "text_N", FinQA's
+numbering; a passage of punctuation only is left out); every item says whether the question's
+gold facts (`gold_inds`) mark it ("gold").
 """
 
 from __future__ import annotations
@@ -23,7 +29,16 @@ from fintrade_tui.questions.model import Question, extra_date
 
 _TAGS = re.compile(r"<[^>]+>")
 _WORDS = re.compile(r"[a-z0-9][a-z0-9.,%$]*")
-_DOC_KEYS = ("ticker", "company", "form", "filing_date", "fiscal_year", "page", "source_file")
+_DOC_KEYS = (
+    "ticker",
+    "company",
+    "form",
+    "filing_date",
+    "fiscal_year",
+    "page",
+    "source_file",
+    "filename",
+)
 
 
 def _words(text: str) -> str:
@@ -59,8 +74,55 @@ def _filed(q: Question) -> date | None:
     return None
 
 
+def markdown_table(rows: list[list[str]]) -> str:
+    """The rows as a markdown table, the first row the header; cells on one line, pipes kept
+    as text (escaped), short rows padded."""
+    width = max((len(r) for r in rows), default=0)
+
+    def line(row: list[str]) -> str:
+        cells = [" ".join(str(c).split()).replace("|", "\\|") for c in row]
+        return "| " + " | ".join(cells + [""] * (width - len(cells))) + " |"
+
+    if not width:
+        return ""
+    return "\n".join([line(rows[0]), "|" + "---|" * width, *(line(r) for r in rows[1:])])
+
+
+def _table_qa(q: Question, document: dict[str, Any], filed: date | None) -> dict[str, Any]:
+    gold = q.extra.get("gold_inds") or {}
+    table_gold = any(k == "table" or k.startswith("table_") for k in gold)
+    base = {"source": q.source, "document": document}
+    base["available_from"] = filed.isoformat() if filed else None
+    rows = q.extra["table_rows"]
+    out: dict[str, dict[str, Any]] = {}
+    out["table"] = base | {
+        "value": markdown_table(rows),
+        "kind": "table",
+        "keys": ["table"],
+        "rows": rows,
+        "label": "table",
+        "gold": table_gold,
+    }
+    for i, text in enumerate(q.extra.get("passages") or []):
+        if not _WORDS.search(str(text).lower()):  # FinQA's "." placeholders carry nothing
+            continue
+        label = f"text_{i}"
+        out[label] = base | {
+            "value": str(text),
+            "kind": "context",
+            "keys": [label],
+            "label": label,
+            "gold": label in gold,
+        }
+    return out
+
+
 def supplied_evidence(q: Question) -> dict[str, dict[str, Any]]:
-    """key -> {value, kind, source, keys (the fields merged), document, available_from}."""
+    """key -> {value, kind, source, keys (the fields merged), document, available_from}; a
+    table-QA question's items also carry label and gold, its table rows."""
+    if isinstance(q.extra.get("table_rows"), list):
+        document = {k: q.extra[k] for k in _DOC_KEYS if q.extra.get(k) not in (None, "")}
+        return _table_qa(q, document, _filed(q))
     contexts = {
         k: v for k, v in (q.extra.get("context") or {}).items() if isinstance(v, str) and v.strip()
     }
