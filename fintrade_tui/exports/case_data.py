@@ -30,6 +30,7 @@ class CaseData:
     scores: dict[str, list[dict[str, Any]]]  # run id -> latest score versions
     audits: dict[str, dict[str, Any]]  # run id -> newest numeric audit
     preferences: list[dict[str, Any]] = field(default_factory=list)  # latest, between these runs
+    checks: dict[str, dict[str, Any]] = field(default_factory=dict)  # run id -> answer checks
     companies: dict[tuple[str, date], dict[str, Any]] = field(default_factory=dict)
 
     def runs_of(self, qid: str) -> list[dict[str, Any]]:
@@ -86,7 +87,20 @@ def load_case(
             for p in PreferenceStore(ws_con, read_only=True).latest()
             if p["run_a"] in wanted and p["run_b"] in wanted
         ]
-    return CaseData(runs, questions, qids, by_run, audits, prefs)
+    return CaseData(runs, questions, qids, by_run, audits, prefs, answer_checks(runs, questions))
+
+
+def answer_checks(runs: list[dict[str, Any]], questions: dict[str, Any]) -> dict[str, Any]:
+    """Each completed answer's match against its question's reference and, for a program
+    question, its traces (judging/answer_checks.py), as JSON-ready dicts."""
+    from fintrade_tui.judging.answer_checks import check_answer
+
+    out = {}
+    for r in runs:
+        q = questions.get(r["question_id"])
+        if q is not None and r.get("answer") and r.get("status") == "completed":
+            out[r["id"]] = check_answer(q, r["answer"]).to_dict()
+    return out
 
 
 def known_quarter(

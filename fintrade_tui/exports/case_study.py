@@ -261,7 +261,39 @@ def _audit(audit: dict[str, Any] | None) -> list[str]:
     )
 
 
-def _run(run: dict[str, Any], scores: list[dict[str, Any]], audit: Any) -> list[str]:
+def _checks(c: dict[str, Any] | None) -> list[str]:
+    """The answer match's verdict and reason, then the program traces as tables."""
+    if not c:
+        return []
+    out = [f"#### Answer match ({c['mode']})", "", f"**{c['verdict']}** — {c['reason']}", ""]
+    for who, key in (("Reference", "reference_trace"), ("Answer", "trace")):
+        if c.get(key):
+            out += [f"{who} program trace:", ""]
+            out += _table(["Step", "Operation", "Operands", "Value", ""], _trace(c[key]))
+    return out
+
+
+def _trace(steps: list[dict[str, Any]]) -> list[list[Any]]:
+    def operand(o: dict[str, Any]) -> str:
+        where = o.get("where")
+        said = where.get("label") if isinstance(where, dict) else where
+        return f"{o.get('text')}" + (f" ({said})" if said else "")
+
+    return [
+        [
+            s["step"],
+            s["op"],
+            "; ".join(operand(o) for o in s.get("operands") or []),
+            s.get("error") or _num(s.get("value"), 5),
+            "leaves the reference here" if s.get("departs") else s.get("note") or "",
+        ]
+        for s in steps
+    ]
+
+
+def _run(
+    run: dict[str, Any], scores: list[dict[str, Any]], audit: Any, checks: Any = None
+) -> list[str]:
     cond = LABELS.get(run["condition"], run["condition"])
     out = [f"### Run {run['id']} — {cond} · {run['model']} · {run['level'] or DASH}", ""]
     out += [
@@ -280,6 +312,7 @@ def _run(run: dict[str, Any], scores: list[dict[str, Any]], audit: Any) -> list[
     ]
     out += _evidence(run)
     out += ["#### Answer", "", *_quote(run.get("answer"))]
+    out += _checks(checks)
     out += _scores(scores)
     out += _audit(audit)
     return out
@@ -320,7 +353,9 @@ def write_case_study(
         lines += _question(questions.get(qid), qid)
         lines += ["## Runs", ""]
         for run in (r for r in runs if r["question_id"] == qid):
-            lines += _run(run, data.scores[run["id"]], data.audits.get(run["id"]))
+            lines += _run(
+                run, data.scores[run["id"]], data.audits.get(run["id"]), data.checks.get(run["id"])
+            )
     out = Path(path) if path else default_path(cfg, runs)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(redact.text("\n".join(lines).rstrip() + "\n"), encoding="utf-8")

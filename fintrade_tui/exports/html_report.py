@@ -30,7 +30,7 @@ from fintrade_tui.runs.evidence import LABELS
 from fintrade_tui.safe_text import printable
 
 TEMPLATES = Path(__file__).parent / "templates"
-ITEM_FIELDS = ("id", "track", "title", "text", "ticker", "available_from")
+ITEM_FIELDS = ("id", "track", "title", "text", "ticker", "available_from", "meta")
 CLAIM_FIELDS = ("verdict", "ticker", "indicator", "value", "unit", "store_value", "source", "why")
 PRF_FIELDS = ("precision", "recall", "f1", "metrics_canonical")
 EVIDENCE_META = ("source", "form", "accession", "section", "filed", "period_end", "score", "url")
@@ -136,6 +136,7 @@ def _run(run: dict[str, Any], data: CaseData) -> dict[str, Any]:
         "parts": answer_parts(run.get("answer"), audit),
         "audit": audit,
         "ev": _evidence(run),
+        "checks": data.checks.get(run["id"]),
         "scored": _scores(data.scores.get(run["id"], [])),
     }
 

@@ -43,12 +43,11 @@ class AnswerChecks:
         }
         if m.em is not None:
             out |= {"em": m.em, "f1": m.f1, "scale_ok": m.scale_ok}
-        if self.reference_trace is not None:
-            out["reference_trace"] = self.reference_trace.rows()
-        if self.trace is not None:
-            out["trace"] = self.trace.rows()
-            # the 1-based step, as the rows number them
-            out["departs_at_step"] = None if self.departs_at is None else self.departs_at + 1
+        ref, own = self.reference_trace, self.trace
+        out["reference_trace"] = ref.rows() if ref is not None else None
+        out["trace"] = own.rows() if own is not None else None
+        # the 1-based step, as the rows number them
+        out["departs_at_step"] = None if self.departs_at is None else self.departs_at + 1
         return out
 
 
