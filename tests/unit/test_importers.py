@@ -222,9 +222,8 @@ def test_unknown_format(tmp_path: Path, name: str, content: str) -> None:
     path.write_text(content)
     with pytest.raises(UserError) as info:
         detect_format(path)
-    assert str(info.value) == (
-        f"{path}: unknown question format (fix: pass --format fintradebench|jsonl|secque|finar)"
-    )
+    formats = "fintradebench|jsonl|secque|finar|finqa|convfinqa|tatqa"
+    assert str(info.value) == f"{path}: unknown question format (fix: pass --format {formats})"
     assert _error(path) == str(info.value)
 
 
@@ -233,7 +232,15 @@ def test_explicit_format_overrides_the_extension(tmp_path: Path) -> None:
     path.write_text('{"QID": 5, "Question": "Q?"}\n')
     assert [q.id for q in read_questions(path, "secque")] == ["SECQUE-5"]
     assert "unknown question format 'csv'" in _error(path, "csv")
-    assert set(FORMATS) == {"fintradebench", "jsonl", "secque", "finar"}
+    assert set(FORMATS) == {
+        "fintradebench",
+        "jsonl",
+        "secque",
+        "finar",
+        "finqa",
+        "convfinqa",
+        "tatqa",
+    }
 
 
 # ---- bad input: one line naming the file, the line and a fix -----------------------------
