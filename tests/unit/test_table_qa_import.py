@@ -261,3 +261,30 @@ def test_a_finqa_question_resolves_to_its_filer_and_report_filing(built_store, c
     tatqa = r.resolve(read_questions(TATQA)[0])
     assert tatqa.status == UNRESOLVED and tatqa.scope is None
     assert any("names no company or report" in why for why in tatqa.reasons)
+
+
+def test_the_cli_imports_each_format_into_its_own_workspace(built_store, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from fintrade_tui.cli import main
+    from tests.conftest import write_config
+
+    config = write_config(tmp_path / "ws", built_store.bundle, built_store.store)
+
+    def cli(*args: str):
+        return CliRunner().invoke(main, ["--config", str(config), *args])
+
+    for path, fmt, n in ((FINQA, "finqa", 25), (CONV, None, 9), (TATQA, "tatqa", 42)):
+        res = cli("questions", "import", str(path), "--json", *(["--format", fmt] if fmt else []))
+        assert res.exit_code == 0, res.output
+        assert json.loads(res.output)["questions"] == n
+    listed = json.loads(cli("questions", "list", "--json", "--source", "finqa").output)
+    assert len(listed) == 25
+    resolved = {q["id"] for q in listed if q["status"] == RESOLVED}
+    assert "FINQA-AMAT/2016/page_32.pdf-1" in resolved
+    assert "FINQA-ETR/2009/page_107.pdf-2" not in resolved
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"id": "X-1", "table": []}]), encoding="utf-8")
+    res = cli("questions", "import", str(bad), "--format", "finqa")
+    assert res.exit_code == 2 and "\n" not in res.output.strip()
+    assert f"{bad} item 1 (X-1)" in res.output
