@@ -48,7 +48,8 @@ def _widths(svg: str) -> list[tuple[str, str]]:
 def line_with(lines: list[str], *parts: str) -> str:
     """The first row holding every one of `parts`."""
     hits = [ln for ln in lines if all(p in ln for p in parts)]
-    assert hits, f"no row shows {parts!r}"
+    screen = "\n".join(ln.rstrip() for ln in lines)
+    assert hits, f"no row shows {parts!r}; the screen:\n{screen}"
     return hits[0]
 
 
