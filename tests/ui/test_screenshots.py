@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import html
 import re
+import statistics
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from rich.cells import cell_len
 
 from fintrade_tui.cli import main
 from fintrade_tui.cli.screenshot import default_path, parse_size
@@ -31,7 +33,10 @@ def screen_lines(svg: str) -> list[str]:
     """The terminal's rows as text: each SVG <text> placed at its column on its line."""
     found = [(float(x), int(n), html.unescape(t)) for x, n, t in _TEXT.findall(svg)]
     assert found, "no text in the SVG"
-    width = max(float(m) / len(html.unescape(t)) for m, t in _widths(svg))  # one cell, in px
+    # one cell, in px: the median over the text runs, counted in cells (a wide glyph such as
+    # the title bar's status icon is two: with the widest ratio every column came out halved)
+    runs = [(float(m), cell_len(html.unescape(t))) for m, t in _widths(svg)]
+    width = statistics.median(m / n for m, n in runs if n)
     rows: dict[int, list[str]] = {}
     for x, n, text in found:
         row = rows.setdefault(n, [])
