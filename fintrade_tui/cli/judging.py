@@ -12,6 +12,7 @@ from rich.markup import escape
 
 from fintrade_tui.cli import Ctx, emit_json, friendly, main
 from fintrade_tui.cli.output import console, print_table, progress_bars
+from fintrade_tui.judging.breakdown import BREAKDOWNS
 
 
 @main.command()
@@ -217,6 +218,13 @@ def score(obj: Ctx, run_id: str, prefer, worse, note, annotator, blind, as_json,
     "matcher calls correct (`judge --rescore`)",
 )
 @click.option("--source", help="one question set (fintradebench, secque, an imported task...)")
+@click.option(
+    "--by",
+    type=click.Choice(BREAKDOWNS),
+    default="category",
+    show_default=True,
+    help="the matrix's columns: the question's category, or TAT-QA's answer type or scale",
+)
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--markdown", is_flag=True)
 @click.option("--csv", "csv_path", type=click.Path(path_type=Path), help="write the cells as CSV")
@@ -231,6 +239,7 @@ def report(
     obj: Ctx,
     scores: str,
     source,
+    by: str,
     as_json: bool,
     markdown: bool,
     csv_path,
@@ -261,7 +270,7 @@ def report(
 
         raise UserError("--json --markdown", "ask for two outputs at once", "pick one of them")
     with open_workspace(obj.cfg.workspace) as ws:
-        rows = score_rows(ws, scores, source=source)
+        rows = score_rows(ws, scores, source=source, by=by)
         pairs = agreement_pairs(ws)
         panel = panel_rows(ws)
         judges = llm_judges(ws) if scores == "llm" else []

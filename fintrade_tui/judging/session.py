@@ -22,6 +22,7 @@ from fintrade_tui.judging.annotations import (
     credit,
     mean_by_run,
 )
+from fintrade_tui.judging.breakdown import breakdown
 from fintrade_tui.judging.judge import JudgeInput, judge_run, panel_run
 from fintrade_tui.runs.records import COMPLETED, RunStore
 from fintrade_tui.store.db import connect
@@ -197,13 +198,15 @@ def score_rows(
     dimension: str = "accuracy",
     source: str | None = None,
     protocol: str = "per_condition",
+    by: str = "category",
 ) -> list[dict[str, Any]]:
     """One row per scored run for the accuracy table: model, condition, category, question,
     score, and the judging `protocol` read (None for human scores, labels and matches). `kind`
     llm or human: the latest ok 1-5 score of that kind (LLM scores of `protocol` only);
     `labels`: correctness from the people's labels (1 correct, 0.5 partial, 0 incorrect or
     refusal); `match`: the answer matcher's latest verdict (`judge --rescore`: 1 correct, 0
-    incorrect). Several annotators of one run are averaged. `source` keeps one question set."""
+    incorrect). Several annotators of one run are averaged. `source` keeps one question set;
+    `by` names what fills `category` (judging/breakdown.py: TAT-QA's answer type or scale)."""
     store = ScoreStore(ws)
     latest = store.latest(kind="human" if kind == "labels" else kind, protocol=protocol)
     if not latest:
@@ -217,14 +220,18 @@ def score_rows(
             by_run.setdefault(s["run_id"], []).append(v)
     out = []
     for rid, values in by_run.items():
-        if (row := run_fields(rid, runs, qs, source)) is not None:
+        if (row := run_fields(rid, runs, qs, source, by)) is not None:
             read = None if kind in ("human", *CREDIT_KINDS) else protocol
             out.append(row | {"score": sum(values) / len(values), "protocol": read})
     return out
 
 
 def run_fields(
-    rid: str, runs: dict[str, dict[str, Any]], qs: dict[str, Any], source: str | None
+    rid: str,
+    runs: dict[str, dict[str, Any]],
+    qs: dict[str, Any],
+    source: str | None,
+    by: str = "category",
 ) -> dict[str, Any] | None:
     """A score row's run fields (model, condition, the question's category and source); None
     for a run no longer completed or a question not of `source`."""
@@ -238,7 +245,7 @@ def run_fields(
         "run_id": rid,
         "model": r["model"],
         "condition": r["condition"],
-        "category": q.category if q else "?",
+        "category": breakdown(q, by) if q else "?",
         "source": q.source if q else None,
         "question_id": r["question_id"],
     }
