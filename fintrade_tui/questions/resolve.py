@@ -65,7 +65,7 @@ class Resolver:
         ]
         ref = resolve_time(q.text, self.reference)
         when = knowable(q, ref, tickers, self.calendar, self.lag_days, question_kind(q))
-        document = document_filing(q, self.companies.known, self.calendar)
+        document = document_filing(q, self.companies.known, self.calendar, self.lag_days)
         if document is not None:  # a table-QA item: the report it comes from decides
             tickers, when = document
         as_of = when.as_of

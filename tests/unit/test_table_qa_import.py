@@ -7,7 +7,7 @@ its report was filed (the bundle's own CSV says when), or says why not."""
 from __future__ import annotations
 
 import json
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
@@ -249,13 +249,19 @@ def test_a_finqa_question_resolves_to_its_filer_and_report_filing(built_store, c
     table = next(i for i in ev.items if i.meta.get("kind") == "table")
     assert table.meta["rows"] == amat.extra["table_rows"] and table.available_from == amat.as_of
 
+    # a report the store does not date: its fiscal year's end + the 90-day lag, said estimated
     aapl = r.resolve(_finqa("AAPL/2007/page_117.pdf-2"))  # before the bundle's filings (2009 on)
-    assert aapl.status == UNRESOLVED and aapl.tickers == ["AAPL"] and aapl.as_of is None
-    assert any("knows no filing" in why for why in aapl.reasons)
+    end = date.fromisoformat(aapl.extra["fiscal_periods"][0]["end"])
+    assert aapl.status == RESOLVED and aapl.tickers == ["AAPL"]
+    assert (end.year, end.month) == (2007, 9)  # Apple's fiscal year ends in late September
+    assert aapl.as_of == end + timedelta(days=90)
+    assert aapl.extra["as_of_basis"]["kind"] == "estimated"
+    assert any("knows no filing" in why and "date estimated" in why for why in aapl.reasons)
     etr = r.resolve(_finqa("ETR/2009/page_107.pdf-2"))  # Entergy: not a NASDAQ-100 filer
-    assert etr.status == UNRESOLVED and etr.tickers == []
+    assert etr.status == RESOLVED and etr.tickers == ["ETR"]
+    assert etr.as_of == date(2010, 3, 31)  # 2009-12-31 + 90 days
     assert any("no data for ETR in the store" in why for why in etr.reasons)
-    for q in (aapl, etr):  # still opens and runs on what it comes with
+    for q in (aapl, etr):  # opens and runs on what it comes with
         opened = r.evidence(q)
         assert opened.oracle["supplied"]["table"]["rows"] == q.extra["table_rows"]
     tatqa = r.resolve(read_questions(TATQA)[0])
@@ -282,7 +288,7 @@ def test_the_cli_imports_each_format_into_its_own_workspace(built_store, tmp_pat
     assert len(listed) == 25
     resolved = {q["id"] for q in listed if q["status"] == RESOLVED}
     assert "FINQA-AMAT/2016/page_32.pdf-1" in resolved
-    assert "FINQA-ETR/2009/page_107.pdf-2" not in resolved
+    assert "FINQA-ETR/2009/page_107.pdf-2" in resolved  # on an estimated date
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps([{"id": "X-1", "table": []}]), encoding="utf-8")
     res = cli("questions", "import", str(bad), "--format", "finqa")
