@@ -126,14 +126,19 @@ def _item_id(item: dict[str, Any], where: str, fmt: str) -> str:
     return str(ident).strip()
 
 
+def _entries(path: Path, text: str, fmt: str) -> Iterator[tuple[str, dict[str, Any], str]]:
+    """(where, item, id) of every item of a FinQA-shaped file, each an object with an id."""
+    for n, item in enumerate(_items(path, text, fmt), start=1):
+        where = _where(path, n, item)
+        _need(isinstance(item, dict), where, "is not an object", fmt)
+        yield where, item, _item_id(item, where, fmt)
+
+
 def read_finqa(path: Path, text: str) -> list[Question]:
     """FinQA's train/dev/test/private_test.json, one question per item."""
     out: list[Question] = []
     seen: set[str] = set()
-    for n, item in enumerate(_items(path, text, "finqa"), start=1):
-        where = _where(path, n, item)
-        _need(isinstance(item, dict), where, "is not an object", "finqa")
-        ident = _item_id(item, where, "finqa")
+    for where, item, ident in _entries(path, text, "finqa"):
         qa = item.get("qa")
         _need(isinstance(qa, dict), where, 'needs a "qa" object', "finqa")
         question = qa.get("question")
@@ -215,10 +220,7 @@ def read_convfinqa(path: Path, text: str) -> list[Question]:
     """ConvFinQA's conversation or turn files, one question per turn."""
     out: list[Question] = []
     seen: set[str] = set()
-    for n, item in enumerate(_items(path, text, "convfinqa"), start=1):
-        where = _where(path, n, item)
-        _need(isinstance(item, dict), where, "is not an object", "convfinqa")
-        ident = _item_id(item, where, "convfinqa")
+    for where, item, ident in _entries(path, text, "convfinqa"):
         ann = item.get("annotation")
         ok = isinstance(ann, dict) and isinstance(
             ann.get("dialogue_break", ann.get("cur_dial")), list

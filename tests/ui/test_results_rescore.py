@@ -5,34 +5,18 @@ score_rows computed here), the progress bar comes and goes, and nothing calls a 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from fintrade_tui.screens.results import RESAMPLES, ResultsScreen
 from textual.widgets import DataTable, ProgressBar
 
-from fintrade_tui.config import Config, load_config
+from fintrade_tui.config import Config
 from fintrade_tui.judging.session import score_rows
 from fintrade_tui.stats.tables import LABELS_SCALE, accuracy_table, fmt_cell, shown_conditions
-from fintrade_tui.store.workspace import open_workspace
 from fintrade_tui.ui.app import FinTradeApp
-from tests.conftest import BUNDLE, write_config
 from tests.ui.test_results import settle
-from tests.unit.test_rescore import SELECTED, populate
+from tests.unit.test_rescore import SELECTED, cfg, cfg_path  # noqa: F401 (fixtures)
 
 SIZE = (160, 48)
-
-
-@pytest.fixture
-def cfg(tmp_path: Path) -> Config:
-    path = write_config(tmp_path, BUNDLE, tmp_path / "absent.duckdb",
-                        f"workspace: {tmp_path / 'ws.duckdb'}\n")  # fmt: skip
-    ws = open_workspace(tmp_path / "ws.duckdb")
-    try:
-        populate(ws)
-    finally:
-        ws.close()
-    return load_config(path)
 
 
 def _match_runs(app: FinTradeApp) -> list[str]:
@@ -45,7 +29,8 @@ def _match_runs(app: FinTradeApp) -> list[str]:
 
 
 async def test_m_rescores_the_view_and_shows_the_matchers_matrix(
-    cfg: Config, monkeypatch: pytest.MonkeyPatch
+    cfg: Config,  # noqa: F811 (the fixture)
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import litellm
 
