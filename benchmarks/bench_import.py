@@ -16,7 +16,6 @@ Everything is written under a temp dir; the store is only read.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import tempfile
@@ -48,14 +47,7 @@ def _config(folder: Path, bundle: Path, store: Path) -> Path:
 
 
 def main_() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--questions", type=int, default=150)
-    ap.add_argument("--store", type=Path, default=Path("data/fintrade.duckdb"))
-    ap.add_argument("--bundle", type=Path, default=Path("../shared/data"))
-    ap.add_argument("--reps", type=int, default=3)
-    a = ap.parse_args()
-    if not a.store.exists():
-        raise SystemExit(f"{a.store}: no store (run `fintrade-tui ingest` first)")
+    a = synthetic_runs.bench_args(__doc__.splitlines()[0])
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         path = root / "published.jsonl"

@@ -20,7 +20,6 @@ Everything is written under a temp dir; the store is only read.
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import statistics
@@ -68,14 +67,7 @@ def with_references(rows: list[dict], seed: int = 7) -> list[dict]:
 
 
 def main_() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--questions", type=int, default=150)
-    ap.add_argument("--store", type=Path, default=Path("data/fintrade.duckdb"))
-    ap.add_argument("--bundle", type=Path, default=Path("../shared/data"))
-    ap.add_argument("--reps", type=int, default=3)
-    a = ap.parse_args()
-    if not a.store.exists():
-        raise SystemExit(f"{a.store}: no store (run `fintrade-tui ingest` first)")
+    a = synthetic_runs.bench_args(__doc__.splitlines()[0])
     rows = with_references(synthetic_runs.runs(a.questions))
     n = len(rows)
     labelled = sum(r["label"] == "correct" for r in rows)

@@ -51,6 +51,20 @@ SKILL = {"gpt-4o": 0.7, "claude-3-5-sonnet": 0.65, "llama-3-70b": 0.5, "mistral-
 HELP = {"closed-book": -0.25, "retrieval": 0.0, "oracle": 0.2, "long-context": 0.05}
 
 
+def bench_args(description: str) -> argparse.Namespace:
+    """The options the benchmarks over this file share (--questions, --store, --bundle,
+    --reps), the store checked to exist."""
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--questions", type=int, default=150)
+    ap.add_argument("--store", type=Path, default=Path("data/fintrade.duckdb"))
+    ap.add_argument("--bundle", type=Path, default=Path("../shared/data"))
+    ap.add_argument("--reps", type=int, default=3)
+    a = ap.parse_args()
+    if not a.store.exists():
+        raise SystemExit(f"{a.store}: no store (run `fintrade-tui ingest` first)")
+    return a
+
+
 def runs(questions: int = 150, seed: int = 13) -> list[dict]:
     rng = random.Random(seed)
     out = []
