@@ -69,10 +69,11 @@ def _name_rx(name: str) -> str:
 _NAMES = {_norm(s): c for c, names in SYNONYMS.items() for s in names}
 _NAMES |= {_norm(s): "close" for s in _PRICE_NAMES}
 _ALL = sorted([s for names in SYNONYMS.values() for s in names] + _PRICE_NAMES, key=len)
+# a name inside a hyphenated word is not one: "closed-book" is no closing price
 _IND = re.compile(
     r"(?<![\w/])(?P<name>"
     + "|".join(_name_rx(s) for s in reversed(_ALL))  # longest first: "MACD Signal" over "MACD"
-    + r")(?P<param>\s*\(\s*\d+(?:\s*,\s*\d+)*\s*\)|-?\d+)?(?![\w/])(?!\s+to\b)"
+    + r")(?P<param>\s*\(\s*\d+(?:\s*,\s*\d+)*\s*\)|-?\d+)?(?![\w/]|-[A-Za-z])(?!\s+to\b)"
 )
 _WINDOW_BEFORE = re.compile(
     r"(\d+)[-\s](?:trading[-\s])?(day|week|month)s?[-\s]+(?:[a-z]+[-\s]+)?$", re.I

@@ -105,6 +105,13 @@ def test_ma_inside_a_word_is_not_an_indicator(con) -> None:
     assert claims(result) == [(None, "AAPL", "NOT_FOUND")]
 
 
+def test_a_name_inside_a_hyphenated_word_is_not_an_indicator(con) -> None:
+    """"closed-book" (a condition's name) is no closing price; "RSI-14" still is RSI."""
+    assert _indicators("claude-3-5-sonnet under closed-book: the answer") == []
+    found = [i.key for i in _indicators("it closed at $190 and RSI-14 was 55")]
+    assert found == ["close", "rsi_14"]
+
+
 def test_a_window_the_store_does_not_keep_is_not_found(con) -> None:
     result = audit("The 50-day moving average of $230 is below the price.", question(NOV1), con)
     (c,) = result["claims"]
