@@ -4,7 +4,8 @@
 # 0f16e2867befa6840783e58be38c9efb9229d742 -- MIT License, Copyright (c) 2021 Zhiyu Chen; the
 # licence text is in LICENSE beside this file. Kept verbatim: all_ops, str_to_num, process_row
 # and eval_program (the execution-accuracy part); left out: the script's imports (numpy, tqdm,
-# sympy, unused by these), equal_program, program_tokenization, evaluate_result and __main__.
+# sympy, unused by these), equal_program (in finqa_equal_program.py beside this file),
+# program_tokenization, evaluate_result and __main__.
 # Used by tests/unit/test_answer_match.py as the independent expectation for the `finqa` mode.
 all_ops = ["add", "subtract", "multiply", "divide", "exp", "greater", "table_max", \
 "table_min", "table_sum", "table_average"]
