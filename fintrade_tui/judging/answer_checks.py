@@ -19,6 +19,8 @@ from fintrade_tui.judging.answer_match import NO_REFERENCE, Match, match
 
 MODE_BY_SOURCE = {"finqa": "finqa", "convfinqa": "finqa", "tatqa": "tatqa"}
 SCALE_KEYS = ("scale", "units")  # a question's or table's own scale, where its format gives one
+# FinQA operations whose result keeps its operands' units (a sum or a difference of millions)
+UNIT_OPS = ("add", "subtract", "table_sum", "table_max", "table_min", "table_average")
 _TABLE_SCALE = re.compile(r"\bin (thousands|millions|billions)\b", re.I)
 
 
@@ -71,15 +73,26 @@ def reference_for(q: Any, mode: str) -> Any:
 
 def scale_hint(q: Any) -> str | None:
     """The units the question's figures are in: a field its format gives, else the one scale
-    its table states ("( in millions )" in a FinQA header) — FinQA's `exe_ans` 94 is then 94
-    million, and an answer saying "$94 million" states it."""
+    its table states ("( in millions )" in a FinQA header) when the reference program's result
+    is in the table's units — FinQA's `exe_ans` 94 is then 94 million, and an answer saying
+    "$94 million" states it; a ratio (`divide`) or product is in none."""
     extra = getattr(q, "extra", None) or {}
     for key in SCALE_KEYS:
         if isinstance(extra.get(key), str) and extra[key].strip():
             return extra[key]
+    if not _in_table_units(extra.get("program")):
+        return None  # a ratio or a product of the table's figures is in no unit of the table
     cells = " ".join(str(c) for row in extra.get("table_rows") or [] for c in row)
     stated = {m.lower() for m in _TABLE_SCALE.findall(f"{cells} {getattr(q, 'text', '')}")}
     return f"in {stated.pop()}" if len(stated) == 1 else None
+
+
+def _in_table_units(program: Any) -> bool:
+    """Whether a reference program's result is in its table's units (no program: assumed)."""
+    if not isinstance(program, str) or not program.strip():
+        return True
+    last = program.strip().rstrip(")").split("),")[-1]
+    return last.split("(")[0].strip() in UNIT_OPS
 
 
 def check_match(q: Any, answer: str, cfg: Any = None, mode: str | None = None) -> Match:
