@@ -106,7 +106,7 @@ def test_ma_inside_a_word_is_not_an_indicator(con) -> None:
 
 
 def test_a_name_inside_a_hyphenated_word_is_not_an_indicator(con) -> None:
-    """"closed-book" (a condition's name) is no closing price; "RSI-14" still is RSI."""
+    """ "closed-book" (a condition's name) is no closing price; "RSI-14" still is RSI."""
     assert _indicators("claude-3-5-sonnet under closed-book: the answer") == []
     found = [i.key for i in _indicators("it closed at $190 and RSI-14 was 55")]
     assert found == ["close", "rsi_14"]
