@@ -20,6 +20,7 @@ import threading
 from datetime import date
 from typing import Any
 
+from textual import events
 from textual.widgets import DataTable, Input, TextArea
 
 from fintrade_tui.config import Config
@@ -248,9 +249,10 @@ async def _settle(pilot: Any) -> None:
 
 
 async def _tables_measured(pilot: Any) -> None:
-    """Until every DataTable has measured the rows it was given: DataTable sizes new rows on
-    its next Idle, and on a busy machine the picture could be taken before that (a table with
-    its rows but no height draws empty)."""
+    """Until every DataTable has measured the rows it was given. DataTable sizes new rows and
+    its columns on its next Idle, and a busy machine may never let the message queue run dry
+    (a frame timer keeps it full): the picture then showed every column cut to its header's
+    width. So each table with rows to measure is sent the Idle it is waiting for."""
     for _ in range(SCREEN_WAITS):
         pending = [
             t
@@ -259,6 +261,8 @@ async def _tables_measured(pilot: Any) -> None:
         ]
         if not pending:
             return
+        for table in pending:
+            table.post_message(events.Idle())
         await pilot.pause(0.05)
 
 
