@@ -249,21 +249,24 @@ async def _settle(pilot: Any) -> None:
 
 
 async def _tables_measured(pilot: Any) -> None:
-    """Until every DataTable has measured the rows it was given. DataTable sizes new rows and
-    its columns on its next Idle, and a busy machine may never let the message queue run dry
-    (a frame timer keeps it full): the picture then showed every column cut to its header's
-    width. So each table with rows to measure is sent the Idle it is waiting for."""
+    """Until every DataTable has measured the rows it was given and the screen has laid them
+    out. DataTable sizes new rows and its columns on its next Idle, and so does the screen its
+    layout; a busy machine may never let the message queue run dry (a frame timer keeps it
+    full): the picture then showed every column cut to its header's width. So each table with
+    rows to measure is sent the Idle it is waiting for, and the screen is laid out again."""
+    screen = pilot.app.screen
     for _ in range(SCREEN_WAITS):
         pending = [
             t
-            for t in pilot.app.screen.query(DataTable)
+            for t in screen.query(DataTable)
             if getattr(t, "_require_update_dimensions", False) or getattr(t, "_updated_cells", None)
         ]
         if not pending:
-            return
+            break
         for table in pending:
             table.post_message(events.Idle())
         await pilot.pause(0.05)
+    screen._refresh_layout()  # what the screen does on its own Idle, done now
 
 
 def _cursor_on(app: ShotApp, question_id: str) -> None:
