@@ -336,6 +336,7 @@ def write(ws: duckdb.DuckDBPyConnection, plan: ImportPlan) -> None:
     runs = RunStore(ws)
     ScoreStore(ws)  # the scores table exists before the transaction starts
     with runs.transaction() as cur:
+        (now,) = cur.execute("SELECT now()::TIMESTAMP").fetchone()  # the transaction's start
         insert_questions(cur, plan.questions)
-        insert_runs(cur, plan.runs)
+        insert_runs(cur, [r | {"imported_at": now} for r in plan.runs])
         append_scores(cur, plan.scores)

@@ -52,6 +52,7 @@ ADDED_COLUMNS = {
     "extra": "VARCHAR",
     "question_kind": "VARCHAR",  # the prompt's kind: fundamentals, trading, hybrid, document_qa
     "deployment": "VARCHAR",  # which of a model's deployments answered (runs/deployments.py)
+    "imported_at": "TIMESTAMP",  # `runs import`: its transaction's start (DuckDB's now())
 }
 MIGRATE = "".join(
     f"ALTER TABLE runs ADD COLUMN IF NOT EXISTS {k} {t};\n" for k, t in ADDED_COLUMNS.items()
@@ -118,12 +119,7 @@ class RunStore(LockedTable):
 
     def start(self, row: dict[str, Any]) -> str:
         """Insert a `running` row; a batch key's earlier unfinished attempts are replaced."""
-        row = redact.scrub(row) | {
-            "id": row.get("id") or uuid.uuid4().hex[:12],
-            "status": RUNNING,
-            "pid": os.getpid(),
-            "started_at": row.get("started_at") or datetime.now(),
-        }
+        row = new_row(row)
         with self.transaction() as cur:
             if row.get("batch_key"):
                 cur.execute(
@@ -233,6 +229,16 @@ class RunStore(LockedTable):
             d["evidence_ids"] = list(d["evidence_ids"] or [])
             out.append(d)
         return out
+
+
+def new_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A run's first record: redacted, with its id, `running`, this process and its start."""
+    return redact.scrub(row) | {
+        "id": row.get("id") or uuid.uuid4().hex[:12],
+        "status": RUNNING,
+        "pid": os.getpid(),
+        "started_at": row.get("started_at") or datetime.now(),
+    }
 
 
 def insert_runs(cur: duckdb.DuckDBPyConnection, rows: list[dict[str, Any]]) -> None:
