@@ -33,6 +33,7 @@ from fintrade_tui.ui.arena_checks import ArenaChecks, trace_rows
 from fintrade_tui.ui.arena_model import QUIET_GC, evidence_rows, ordered
 from fintrade_tui.ui.arena_open import ArenaOpening, QuestionPicker
 from fintrade_tui.ui.arena_panes import ArenaPanes
+from fintrade_tui.ui.arena_refresh import ArenaRefresh
 from fintrade_tui.ui.evidence import EvidencePanel
 from fintrade_tui.ui.frames import FramePaced
 from fintrade_tui.ui.panes import AnswerPane
@@ -45,7 +46,9 @@ READ_ONLY_BLOCKED |= {"pick", "retry"}
 RETRY = "arena.retry"  # the binding id of the retry key (remappable in `ui.keymap`)
 
 
-class ArenaScreen(FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, ArenaChecks, Screen):
+class ArenaScreen(
+    FramePaced, ArenaOpening, ArenaScoring, ArenaPanes, ArenaChecks, ArenaRefresh, Screen
+):
     """Question × conditions side by side; run, cancel, re-run, blind, score, judge."""
 
     AUTO_FOCUS = None  # focus goes to the picker or the first pane once the question is known

@@ -112,6 +112,7 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
         self.cases: list[dict[str, Any]] = []
         self.shown: list[dict[str, Any]] = []
         self.kind = "llm"
+        self._then_reload_rest = False  # a workspace change: agreement and cases after the matrix
         self.source: str | None = None  # one question set, or all of them
         self.sources: list[str] = []  # the sets that have scores of this kind
         self.table: dict[str, Any] | None = None
@@ -280,6 +281,10 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
             if target:
                 self.query_one(target, DataTable).loading = False
             getattr(self, f"_{worker.name}")(worker.result)
+        ended = event.state in (WorkerState.SUCCESS, WorkerState.ERROR)
+        if worker.name == "load_accuracy" and ended and self._then_reload_rest:
+            self._then_reload_rest = False
+            self._reload_rest()
 
     # -- display (UI thread) --
     def _load_accuracy(self, result: tuple[Any, ...]) -> None:
@@ -441,8 +446,17 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
         self.query_one("#accuracy", DataTable).loading = True
         self.load_accuracy(self.kind, self.source)
 
+    def on_workspace_changed(self, event: Any) -> None:
+        """Runs or scores another process wrote: the matrix is read again first, the agreement
+        and the failure cases once it shows (three readers at once would delay it)."""
+        self._then_reload_rest = True
+        self.reload_accuracy()
+
     def action_reload(self) -> None:
         self.reload_accuracy()
+        self._reload_rest()
+
+    def _reload_rest(self) -> None:
         self.query_one("#agreement", DataTable).loading = True
         self.load_agreement()
         self.query_one("#failures", DataTable).loading = True

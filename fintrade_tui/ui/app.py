@@ -19,12 +19,14 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header
 
 from fintrade_tui.config import Config
+from fintrade_tui.ui.workspace_refresh import WorkspaceRefresh
 
 
-class FinTradeApp(App):
+class FinTradeApp(WorkspaceRefresh, App):
     """fintrade-tui: Universe -> Company -> Questions -> Arena -> Results."""
 
     TITLE = "fintrade-tui"
+    watch_workspace = True
     CSS = """
     Screen { background: $surface; }
     .error { color: $error; }
@@ -51,7 +53,10 @@ class FinTradeApp(App):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        from fintrade_tui.store.sharing import set_wait
+
         self.cfg = cfg
+        set_wait(cfg.workspace_wait)
         self.model = model or cfg.runs.default_model
         self.start = start
         self.index_in_background = index_in_background
@@ -100,6 +105,8 @@ class FinTradeApp(App):
 
     def on_mount(self) -> None:
         self.action_goto(self.start)
+        if self.watch_workspace:  # runs and scores other processes write show up here
+            self.set_timer(0.5, self.start_watching)
         if self.index_in_background:
             # after the first screen has drawn: the indexer's model load would delay it
             self.set_timer(2.0, self._index_filing_companies)
