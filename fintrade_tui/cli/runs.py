@@ -265,6 +265,7 @@ def run_batch(
     from fintrade_tui.runs.llm import model_spec
     from fintrade_tui.runs.records import RunStore
     from fintrade_tui.runs.runner import Runner, RunSpec
+    from fintrade_tui.runs.write_behind import BufferedRunStore
 
     cfg = obj.cfg
     conds = _conditions(conditions, cfg.runs.conditions)
@@ -275,17 +276,17 @@ def run_batch(
         qs = _select_questions(ws, pattern, category, limit)
         if "rag" in conds:
             _index_for(obj, [t for q in qs for t in q.tickers], as_json)
-        runner = Runner(cfg, RunStore(ws))
         specs = [
             RunSpec(q, c, n, level or cfg.runs.level, cfg.runs.best_of, batch)
             for q in qs
             for n in names
             for c in conds
         ]
-        if engine == "ray":
-            data = _run_on_ray(runner, specs, ray_address, shards, as_json)
-        else:
-            data = _run_here(runner, specs, batch, concurrency, as_json)
+        if engine == "ray":  # its workers' rows land from Parquet shards, in bulk already
+            data = _run_on_ray(Runner(cfg, RunStore(ws)), specs, ray_address, shards, as_json)
+        else:  # records grouped: the workspace stays free for the explorer between groups
+            with BufferedRunStore(ws) as store:
+                data = _run_here(Runner(cfg, store), specs, batch, concurrency, as_json)
     if as_json:
         click.echo(json.dumps(data))
     else:

@@ -1,0 +1,125 @@
+"""Write-behind run records for batches: a batch of thousands of runs writes its records in
+grouped transactions (every `DELAY` seconds or `ROWS` rows) instead of three per run, so the
+workspace it shares with the explorer is free most of the time and each run costs one row of a
+bulk insert. A run started and finished within one group is inserted once, finished.
+
+Kills: what was not yet written is lost as a whole (no half rows): those runs have no completed
+record, so resuming the batch runs them again (at most `DELAY` seconds of work)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from contextlib import suppress
+from typing import Any
+
+import duckdb
+
+from fintrade_tui.runs import redact
+from fintrade_tui.runs.records import (
+    _COLUMNS,
+    _JSON,
+    COMPLETED,
+    RunStore,
+    dumps,
+    insert_runs,
+    new_row,
+)
+
+DELAY = 0.5  # seconds a record may wait
+ROWS = 200  # records that make a group write at once
+
+
+class BufferedRunStore(RunStore):
+    """RunStore whose `start` and `finish` are grouped (reads go to the table as written so
+    far; call `flush()` or use it as a context manager so the last group lands)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, delay: float = DELAY) -> None:
+        super().__init__(con)
+        self.delay = delay
+        self._buffer = threading.Lock()
+        self._flushing = threading.Lock()  # one group at a time, in order (an update after
+        # its insert)
+        self._new: dict[str, dict[str, Any]] = {}  # started, not yet written
+        self._updates: list[tuple[str, dict[str, Any]]] = []  # of runs already written
+        self._since = 0.0
+        self._closing = threading.Event()
+        self._flusher = threading.Thread(target=self._tick, name="runs-write-behind", daemon=True)
+        self._flusher.start()
+
+    def start(self, row: dict[str, Any]) -> str:
+        row = new_row(row)
+        with self._buffer:
+            self._mark()
+            self._new[row["id"]] = row
+            full = len(self._new) + len(self._updates) >= ROWS
+        if full:
+            self.flush()
+        return row["id"]
+
+    def finish(self, run_id: str, **fields: Any) -> None:
+        bad = set(fields) - set(_COLUMNS)
+        if bad:
+            raise ValueError(f"unknown run fields {sorted(bad)}")
+        fields = redact.scrub(fields)
+        with self._buffer:
+            self._mark()
+            if run_id in self._new:
+                self._new[run_id] |= fields
+            else:
+                self._updates.append((run_id, fields))
+
+    def _mark(self) -> None:
+        if not self._new and not self._updates:
+            self._since = time.monotonic()
+
+    def flush(self) -> None:
+        """Write everything waiting, in one transaction (kept waiting if that fails)."""
+        with self._flushing:
+            with self._buffer:
+                new, self._new = self._new, {}
+                updates, self._updates = self._updates, []
+            if not new and not updates:
+                return
+            try:
+                self._write(list(new.values()), updates)
+            except BaseException:
+                with self._buffer:
+                    self._new, self._updates = new | self._new, updates + self._updates
+                raise
+
+    def _write(self, new: list[dict[str, Any]], updates: list[tuple[str, dict]]) -> None:
+        keys = [r["batch_key"] for r in new if r.get("batch_key")]
+        with self.transaction() as cur:
+            if keys:  # earlier unfinished attempts of these keys are replaced, as `start` does
+                cur.execute(
+                    "DELETE FROM runs WHERE list_contains(?, batch_key) AND status <> ?",
+                    [keys, COMPLETED],
+                )
+            insert_runs(cur, new)
+            for run_id, fields in updates:
+                values = [
+                    dumps(v) if k in _JSON and v is not None else v for k, v in fields.items()
+                ]
+                sets = ", ".join(f"{k} = ?" for k in fields)
+                cur.execute(f"UPDATE runs SET {sets} WHERE id = ?", [*values, run_id])
+
+    def _tick(self) -> None:
+        while not self._closing.wait(self.delay / 4):
+            with self._buffer:
+                due = (self._new or self._updates) and time.monotonic() - self._since >= self.delay
+            if due:  # a failure keeps the rows waiting: the next flush (or close) raises it
+                with suppress(Exception):
+                    self.flush()
+
+    def close(self) -> None:
+        """Stop the timer and write what is left."""
+        self._closing.set()
+        self._flusher.join()
+        self.flush()
+
+    def __enter__(self) -> BufferedRunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,140 @@
+"""Grouped run records (runs/write_behind.py): the rows a batch writes through BufferedRunStore
+are exactly those RunStore writes one transaction at a time, in a handful of transactions; a
+group that cannot be written stays waiting; a kill loses whole runs, never half of one."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from fintrade_tui.errors import UserError
+from fintrade_tui.runs import write_behind
+from fintrade_tui.runs.records import RunStore
+from fintrade_tui.runs.write_behind import BufferedRunStore
+from fintrade_tui.store.workspace import open_workspace
+
+ROOT = Path(__file__).resolve().parents[2]
+COLUMNS = "batch_key, question_id, condition, model, status, answer, evidence, tokens_out, error"
+
+
+def _life(store: RunStore, n: int, attempt: int = 0) -> list[str]:
+    """What the runner does for n runs: start, a prompt update, an end (interleaved)."""
+    ids = [
+        store.start({"batch": "b", "batch_key": f"k{i}", "question_id": f"Q{i}", "model": "m"})
+        for i in range(n)
+    ]
+    for i, rid in enumerate(ids):
+        store.finish(rid, prompt=f"p{i}", evidence={"items": [i]})
+    for i, rid in enumerate(ids):
+        ok = (i + attempt) % 3 != 0
+        store.finish(
+            rid,
+            status="completed" if ok else "error",
+            answer=f"answer {i}" if ok else "",
+            tokens_out=i,
+            error=None if ok else "the model replied with nothing",
+        )
+    return ids
+
+
+def _rows(path: Path) -> list[tuple]:
+    with open_workspace(path) as ws:
+        return ws.execute(f"SELECT {COLUMNS} FROM runs ORDER BY ALL").fetchall()
+
+
+def test_grouped_records_equal_one_by_one_records(tmp_path: Path) -> None:
+    for name, attempts in (("plain", 2), ("grouped", 2)):
+        with open_workspace(tmp_path / f"{name}.duckdb") as ws:
+            for attempt in range(attempts):  # a second attempt replaces the unfinished ones
+                if name == "plain":
+                    _life(RunStore(ws), 50, attempt)
+                else:
+                    with BufferedRunStore(ws) as store:
+                        _life(store, 50, attempt)
+    plain, grouped = _rows(tmp_path / "plain.duckdb"), _rows(tmp_path / "grouped.duckdb")
+    # the first attempt's 33 completed runs stay, its 17 failed ones are replaced by the second's
+    assert len(plain) == 33 + 50
+    assert grouped == plain
+
+
+def test_runs_written_a_group_at_a_time_and_on_time(tmp_path: Path) -> None:
+    ws = open_workspace(tmp_path / "ws.duckdb")
+    store = BufferedRunStore(ws, delay=0.3)
+    transactions = []
+    real = store.transaction
+
+    def counted():
+        transactions.append(1)
+        return real()
+
+    store.transaction = counted  # type: ignore[method-assign]
+    _life(store, 120)
+    assert RunStore(ws).list() == []  # nothing yet: the group waits for its time
+    time.sleep(0.8)
+    assert len(RunStore(ws).list()) == 120  # written by the timer, in one group
+    assert len(transactions) == 1
+    rid = store.start({"batch": "b", "batch_key": "late", "question_id": "Q", "model": "m"})
+    store.finish(rid, status="completed", answer="late")
+    store.close()
+    assert len(transactions) == 2 and RunStore(ws).get(rid)["answer"] == "late"
+    ws.close()
+
+
+def test_a_group_that_cannot_be_written_stays_waiting(tmp_path: Path, monkeypatch) -> None:
+    ws = open_workspace(tmp_path / "ws.duckdb")
+    store = BufferedRunStore(ws, delay=60)
+    ids = _life(store, 3)
+    real = store._write
+    monkeypatch.setattr(
+        store, "_write", lambda *a: (_ for _ in ()).throw(UserError("ws", "stayed busy"))
+    )
+    with pytest.raises(UserError):
+        store.flush()
+    assert RunStore(ws).list() == []
+    monkeypatch.setattr(store, "_write", real)
+    store.close()
+    assert {r["id"] for r in RunStore(ws).list()} == set(ids)
+    ws.close()
+
+
+def test_a_killed_batch_leaves_whole_runs_only(tmp_path: Path) -> None:
+    path = tmp_path / "ws.duckdb"
+    with open_workspace(path) as ws:
+        RunStore(ws)
+    script = textwrap.dedent(
+        """
+        import sys, time
+        from pathlib import Path
+        from fintrade_tui.runs.write_behind import BufferedRunStore
+        from fintrade_tui.store.workspace import open_workspace
+        store = BufferedRunStore(open_workspace(Path(sys.argv[1])), delay=0.2)
+        for i in range(10_000):
+            rid = store.start({"batch": "b", "batch_key": f"k{i}", "question_id": "Q"})
+            store.finish(rid, prompt="p" * 2000)
+            store.finish(rid, status="completed", answer=f"answer {i}")
+            time.sleep(0.002)
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script, str(path)], cwd=ROOT)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        time.sleep(0.3)
+        with open_workspace(path) as ws:
+            if ws.execute("SELECT count(*) FROM runs").fetchone()[0] >= 200:
+                break
+    proc.kill()
+    proc.wait()
+    with open_workspace(path) as ws:
+        rows = ws.execute("SELECT status, answer, length(prompt) FROM runs").fetchall()
+    done = [r for r in rows if r[0] == "completed"]
+    assert len(done) >= 200
+    assert all(a.startswith("answer") and n == 2000 for _, a, n in done)
+    # the rest were started in the last group written and not finished: `running`, as a
+    # killed run is (the next batch marks them interrupted)
+    assert all(s == "running" and not a for s, a, _ in rows if s != "completed")
+    assert write_behind.DELAY == 0.5  # the documented default
