@@ -1,0 +1,213 @@
+"""The explorer while another process writes its workspace: frame gaps and screen open times
+with a 1,000-run batch writing (`run_batch` with a mocked model, in its own process, as
+`fintrade-tui run` does), side by side with an idle workspace, in one run.
+
+Each measurement is a fresh process running the explorer headless (`App.run_test`), the
+subjects interleaved `--reps` times:
+
+- idle: nothing else uses the workspace;
+- busy: a writer process runs the batch as `fintrade-tui run` does (its records grouped, a
+  transaction every 0.5 s) and keeps writing while the explorer opens;
+- per-run: the same batch writing each run's records in transactions of their own (three a
+  run), the way a run writes alone (the Arena).
+
+Measured in the explorer: launch -> the Universe's rows on screen; then Company for `--tickers`
+(each: Enter on the ticker -> its ratio table filled, then back); the event loop's gaps all the
+while (a 10 ms heartbeat timer: the largest gap, its p99, gaps over 50 ms) and the frames
+rendered; how long the explorer waited for the workspace's lock (the rest of any slowdown
+is the writer's CPU on a shared machine). The writer reports the runs it wrote during the measurement. Printed: the median of
+the reps per subject, then each busy subject / idle.
+
+    .venv/bin/python benchmarks/bench_shared_workspace.py [--runs 1000] [--reps 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from fintrade_tui.config import Config
+
+HERE = Path(__file__).resolve()
+TICKERS = ["AAPL", "MSFT", "NVDA", "AMZN", "GOOGL"]
+
+
+def writer(workspace: Path, runs: int, grouped: bool) -> None:
+    """The batch: `runs` mocked runs through the real runner and batch engine, its records
+    grouped as `fintrade-tui run` writes them, or (`grouped` False) three transactions a run."""
+    sys.path.insert(0, str(HERE.parent))
+    from bench_batch import _cfg, _specs
+
+    from fintrade_tui.runs.batch import run_batch
+    from fintrade_tui.runs.records import RunStore
+    from fintrade_tui.runs.runner import Runner
+    from fintrade_tui.runs.write_behind import BufferedRunStore
+    from fintrade_tui.store.workspace import open_workspace
+
+    cfg = _cfg(workspace.parent)
+    cfg.workspace = workspace
+    cfg.runs = cfg.runs.model_copy(update={"concurrency": 4, "per_model": 4})
+    specs = _specs(cfg, runs)
+    with open_workspace(workspace) as ws:
+        store = BufferedRunStore(ws) if grouped else RunStore(ws)
+        print("writing", flush=True)
+        t0 = time.perf_counter()
+        s = asyncio.run(run_batch(Runner(cfg, store), specs, 4, 4))
+        if grouped:
+            store.close()
+        print(json.dumps({"runs": s.status["completed"], "wall_s": time.perf_counter() - t0}))
+
+
+def pct(values: list[float], p: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))] if values else 0
+
+
+async def explore(cfg: Config, tickers: list[str]) -> dict[str, Any]:
+    from textual.widgets import DataTable
+
+    from fintrade_tui.ui.app import FinTradeApp
+
+    beats: list[float] = []
+    frames: list[float] = []
+
+    class Measured(FinTradeApp):
+        def _display(self, screen: Any, renderable: Any) -> None:
+            frames.append(time.perf_counter())
+            super()._display(screen, renderable)
+
+    t0 = time.perf_counter()
+    app = Measured(cfg, start="universe")
+    async with app.run_test(size=(150, 45)) as pilot:
+        app.set_interval(0.01, lambda: beats.append(time.perf_counter()))
+
+        async def until(check: Any, limit: float = 120) -> float:
+            start = time.perf_counter()
+            while not check():
+                assert time.perf_counter() - start < limit, "the screen never filled"
+                await asyncio.sleep(0.005)
+            return time.perf_counter()
+
+        def rows(selector: str) -> bool:
+            tables = app.screen.query(selector).results(DataTable)
+            return any(t.row_count for t in tables)
+
+        universe = await until(lambda: rows("#universe-table")) - t0
+        opens = []
+        for ticker in tickers:
+            start = time.perf_counter()
+            app.action_goto("company", ticker=ticker)
+            await until(lambda: rows("#company-fundamentals"))
+            opens.append(time.perf_counter() - start)
+            await pilot.press("escape")
+            await pilot.pause(0.2)
+        end = time.perf_counter()
+        waited = app.workspace_connection()._gate.waited
+    gaps = [b - a for a, b in zip(beats, beats[1:], strict=False)]
+    return {
+        "universe_s": universe,
+        "company_s": statistics.median(opens),
+        "company_max_s": max(opens),
+        "gap_max_ms": max(gaps) * 1000 if gaps else 0,
+        "gap_p99_ms": pct(gaps, 99) * 1000,
+        "gaps_over_50ms": sum(g > 0.05 for g in gaps),
+        "frames": len(frames),
+        "workspace_wait_s": waited,  # of all that: waiting for the writer's lock
+        "seconds": end - t0,
+    }
+
+
+def one(subject: str, folder: Path, runs: int, tickers: list[str]) -> dict[str, Any]:
+    from fintrade_tui.config import load_config
+    from fintrade_tui.store.workspace import open_workspace
+
+    cfg = load_config()
+    cfg.workspace = folder / f"{subject}.duckdb"
+    with open_workspace(cfg.workspace):
+        pass
+    proc = None
+    if subject != "idle":
+        cmd = [sys.executable, str(HERE), "--write", str(cfg.workspace), "--runs", str(runs)]
+        cmd += ["--per-run"] if subject == "per-run" else []
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "writing"
+        start = time.monotonic()
+        while _runs(cfg.workspace) < 20:  # past the first runs' litellm import: full speed
+            assert proc.poll() is None and time.monotonic() - start < 300, "the batch stalled"
+            time.sleep(0.2)
+    count = _runs(cfg.workspace) if proc else 0
+    out = asyncio.run(explore(cfg, tickers))
+    if proc is not None:
+        out["runs_written_meanwhile"] = _runs(cfg.workspace) - count
+        proc.terminate()
+        proc.wait()
+    return out
+
+
+def _runs(path: Path) -> int:
+    from fintrade_tui.store.workspace import open_workspace
+
+    with open_workspace(path) as ws:
+        tables = ws.execute("SELECT 1 FROM information_schema.tables WHERE table_name = 'runs'")
+        if not tables.fetchone():
+            return 0
+        return ws.execute("SELECT count(*) FROM runs").fetchone()[0]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=1000)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--tickers", default=",".join(TICKERS))
+    ap.add_argument("--write", type=Path, help=argparse.SUPPRESS)  # the writer process
+    ap.add_argument("--per-run", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--one", help=argparse.SUPPRESS)  # one measurement: idle | busy
+    ap.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.write:
+        return writer(a.write, a.runs, grouped=not a.per_run)
+    tickers = a.tickers.split(",")
+    if a.one:
+        print(json.dumps(one(a.one, a.folder, a.runs, tickers)))
+        return None
+    subjects = ("idle", "busy", "per-run")
+    results: dict[str, list[dict[str, Any]]] = {s: [] for s in subjects}
+    with tempfile.TemporaryDirectory() as tmp:
+        for rep in range(a.reps):
+            for subject in subjects:
+                folder = Path(tmp) / f"{subject}-{rep}"
+                folder.mkdir()
+                cmd = [sys.executable, str(HERE), "--one", subject, "--folder", str(folder)]
+                cmd += ["--runs", str(a.runs), "--tickers", a.tickers]
+                done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+                if done.returncode:
+                    sys.exit(f"{subject}: {done.stderr[-2000:]}")
+                results[subject].append(json.loads(done.stdout.strip().splitlines()[-1]))
+                print(f"rep {rep + 1} {subject}: {results[subject][-1]}", file=sys.stderr)
+    keys = [k for k in results["idle"][0] if k != "seconds"]
+    med = {s: {k: statistics.median(r[k] for r in rs) for k in keys} for s, rs in results.items()}
+    print(
+        f"explorer with a {a.runs}-run batch writing vs an idle workspace ({a.reps} reps, median)"
+    )
+    print(f"{'':24}{'idle':>10}{'busy':>10}{'per-run':>10}{'busy/idle':>11}{'per-run/idle':>14}")
+    for k in keys:
+        i, b, p = (med[s][k] for s in subjects)
+        ratios = [f"{x / i:.2f}" if i else "-" for x in (b, p)]
+        print(f"{k:24}{i:10.3f}{b:10.3f}{p:10.3f}{ratios[0]:>11}{ratios[1]:>14}")
+    written = [
+        statistics.median(r["runs_written_meanwhile"] for r in results[s]) for s in subjects[1:]
+    ]
+    print(f"{'runs written meanwhile':24}{'':10}{written[0]:10.0f}{written[1]:10.0f}")
+    return None
+
+
+if __name__ == "__main__":
+    main()
