@@ -15,8 +15,8 @@ Measured in the explorer: launch -> the Universe's rows on screen; then Company 
 (each: Enter on the ticker -> its ratio table filled, then back); the event loop's gaps all the
 while (a 10 ms heartbeat timer: the largest gap, its p99, gaps over 50 ms) and the frames
 rendered; how long the explorer waited for the workspace's lock (the rest of any slowdown
-is the writer's CPU on a shared machine). The writer reports the runs it wrote during the measurement. Printed: the median of
-the reps per subject, then each busy subject / idle.
+is the writer's CPU on a shared machine). The writer reports the runs it wrote during the
+measurement. Printed: the median of the reps per subject, then each busy subject / idle.
 
     .venv/bin/python benchmarks/bench_shared_workspace.py [--runs 1000] [--reps 3]
 """
