@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import json
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -265,7 +266,6 @@ def run_batch(
     from fintrade_tui.runs.llm import model_spec
     from fintrade_tui.runs.records import RunStore
     from fintrade_tui.runs.runner import Runner, RunSpec
-    from fintrade_tui.runs.write_behind import BufferedRunStore
 
     cfg = obj.cfg
     conds = _conditions(conditions, cfg.runs.conditions)
@@ -285,38 +285,58 @@ def run_batch(
         if engine == "ray":  # its workers' rows land from Parquet shards, in bulk already
             data = _run_on_ray(Runner(cfg, RunStore(ws)), specs, ray_address, shards, as_json)
         else:  # records grouped: the workspace stays free for the explorer between groups
-            with BufferedRunStore(ws) as store:
-                data = _run_here(Runner(cfg, store), specs, batch, concurrency, as_json)
+            data = _run_here(ws, cfg, specs, batch, concurrency, as_json)
     if as_json:
         click.echo(json.dumps(data))
     else:
         print_table([{"": k, "value": v} for k, v in data.items()], "batch")
 
 
-def _run_here(runner, specs, batch: str, concurrency: int | None, as_json: bool) -> dict:
-    """The batch on the local engine, a progress bar (or a JSON line per finished run)."""
+def _run_here(ws, cfg, specs, batch: str, concurrency: int | None, as_json: bool) -> dict:
+    """The batch on the local engine, its records grouped (`BufferedRunStore`), a progress bar
+    (or a JSON line per finished run) that counts a run once its record is stored."""
     from fintrade_tui.runs import batch as batches
-    from fintrade_tui.runs.runner import RunSpec
+    from fintrade_tui.runs.runner import Runner
+    from fintrade_tui.runs.write_behind import BufferedRunStore
 
-    cfg = runner.cfg
-    with progress_bars(as_json) as reporter:
+    lock = threading.Lock()
+    ended: dict[str, tuple] = {}  # run id -> (spec, end), waiting for its group
+    stored: set[str] = set()
+
+    def report(spec, end: dict) -> None:
+        tick(1)
+        if as_json:  # one JSON line per finished run, then the summary
+            line = {"question": spec.question.id, "condition": spec.condition}
+            line |= {"model": spec.model, "status": end.get("status")}
+            click.echo(json.dumps(line), nl=True)
+
+    def on_event(ev) -> None:
+        if ev.kind == "ended":
+            with lock:
+                if ev.run_id not in stored:
+                    ended[ev.run_id] = (ev.spec, ev.data)
+                    return
+            report(ev.spec, ev.data)
+
+    def on_written(ids: list[str]) -> None:
+        with lock:
+            stored.update(ids)
+            done = [ended.pop(i) for i in ids if i in ended]
+        for spec, end in done:
+            report(spec, end)
+
+    # the store closes first: its last group is written, and counted, before the bar ends
+    with progress_bars(as_json) as reporter, BufferedRunStore(ws, on_written=on_written) as store:
+        runner = Runner(cfg, store)
         todo, _ = batches.plan(runner, specs)
         tick = reporter.start(f"batch {batch}", len(todo))
-
-        def done(spec: RunSpec, end: dict) -> None:
-            tick(1)
-            if as_json:  # one JSON line per finished run, then the summary
-                line = {"question": spec.question.id, "condition": spec.condition}
-                line |= {"model": spec.model, "status": end.get("status")}
-                click.echo(json.dumps(line), nl=True)
-
         summary = asyncio.run(
             batches.run_batch(
                 runner,
                 specs,
                 concurrency or cfg.runs.concurrency,
                 cfg.runs.per_model,
-                on_done=done,
+                on_event=on_event,
             )
         )
     return summary.to_dict()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from contextlib import suppress
 from typing import Any
 
@@ -34,9 +35,17 @@ class BufferedRunStore(RunStore):
     """RunStore whose `start` and `finish` are grouped (reads go to the table as written so
     far; call `flush()` or use it as a context manager so the last group lands)."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, delay: float = DELAY) -> None:
+    def __init__(
+        self,
+        con: duckdb.DuckDBPyConnection,
+        delay: float = DELAY,
+        on_written: Callable[[list[str]], None] | None = None,
+    ) -> None:
+        """`on_written(run_ids)` is called after each group commits (progress that never runs
+        ahead of what is stored)."""
         super().__init__(con)
         self.delay = delay
+        self.on_written = on_written
         self._buffer = threading.Lock()
         self._flushing = threading.Lock()  # one group at a time, in order (an update after
         # its insert)
@@ -87,6 +96,8 @@ class BufferedRunStore(RunStore):
                 with self._buffer:
                     self._new, self._updates = new | self._new, updates + self._updates
                 raise
+            if self.on_written:
+                self.on_written([*new, *(rid for rid, _ in updates)])
 
     def _write(self, new: list[dict[str, Any]], updates: list[tuple[str, dict]]) -> None:
         keys = [r["batch_key"] for r in new if r.get("batch_key")]
