@@ -1,6 +1,6 @@
 """CLI command `serve`: the explorer in a web browser. textual-serve's aiohttp server runs a
-`fintrade-tui tui` process for the browser tab and relays it over a WebSocket to xterm.js; one
-tab at a time, since the explorer holds its workspace (DuckDB: one writer) while it is open.
+`fintrade-tui tui` process for each browser tab (up to --max-tabs at once; they share the
+workspace like any processes do) and relays it over a WebSocket to xterm.js.
 
 Whoever reaches the port drives the explorer (runs models, writes exports), so it listens on
 loopback unless --allow-remote, and the WebSocket accepts only pages of this server's own origin
@@ -115,6 +115,13 @@ def _screens() -> list[str]:
 )
 @click.option("--screen", type=click.Choice(_screens()), default="universe", show_default=True)
 @click.option("--model", "-m", help="the model the Arena starts with (default runs.default_model)")
+@click.option(
+    "--max-tabs",
+    type=click.IntRange(1, 32),
+    default=4,
+    show_default=True,
+    help="explorers at once, one per browser tab (each a process of a few hundred MB)",
+)
 @click.pass_obj
 @friendly
 def serve(
@@ -125,8 +132,9 @@ def serve(
     public_url: str | None,
     screen: str,
     model: str | None,
+    max_tabs: int,
 ) -> None:
-    """Serve the explorer to a web browser, one tab at a time (Ctrl+C stops)."""
+    """Serve the explorer to a web browser, an explorer per tab (Ctrl+C stops)."""
     if not allow_remote and not is_loopback(host):
         raise UserError(
             f"--host {host}",
@@ -148,6 +156,7 @@ def serve(
             title="fintrade-tui",
             public_url=url,
             templates_path=offline_template(Path(folder)),
+            max_tabs=max_tabs,
         )
         try:
             server.serve()

@@ -21,13 +21,20 @@ FONT_FACE = """<style>
         src: url("{{ config.static.url }}fonts/RobotoMono-VariableFont_wght.ttf");
       }
     </style>"""
-# one explorer at a time: each holds the workspace (DuckDB: one writer) while it is open
-ONE_WRITER_WAIT = 10.0
+# each tab runs an explorer process of its own (a few hundred MB); they share the workspace
+MAX_TABS = 4
+TAB_WAIT = 10.0  # a reloaded tab's previous explorer takes a moment to quit
 APP_QUIT_WAIT = 10.0  # an explorer told to quit that is still running then is killed
-BUSY = (
-    b"\x1b[2J\x1b[H\r\n  fintrade-tui: the explorer is open in another tab of this server.\r\n"
-    b"  Its workspace takes one writer at a time: close that tab, then reload this one.\r\n"
-)
+
+
+def busy_text(max_tabs: int) -> bytes:
+    return (
+        f"\x1b[2J\x1b[H\r\n  fintrade-tui: {max_tabs} explorer(s) are open in other tabs of"
+        " this server, the most it runs at once (serve --max-tabs).\r\n"
+        "  Close one of them, then reload this tab.\r\n"
+    ).encode()
+
+
 REMOTE_LINK = re.compile(r"<link\b[^>]*\bhref=\"https?://[^\"]*\"[^>]*>", re.S)
 REMOTE_LOAD = re.compile(
     r"\b(?:src|href)\s*=\s*[\"']?\s*(?:https?:)?//|@import|url\(\s*[\"']?\s*(?:https?:)?//"
@@ -104,11 +111,12 @@ def server_class() -> type:
     textual_serve.server.AppService = ReapedAppService
 
     class ExplorerServer(Server):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
+        def __init__(self, *args: Any, max_tabs: int = MAX_TABS, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self.origins = allowed_origins(self.public_url)
             self.sessions: dict[asyncio.Task, web.Request] = {}
-            self.one_writer = asyncio.Lock()
+            self.max_tabs = max_tabs
+            self.tabs = asyncio.Semaphore(max_tabs)
 
         def initialize_logging(self) -> None:
             """textual-serve's request log and logo are noise here: warnings only."""
@@ -129,22 +137,22 @@ def server_class() -> type:
             try:
                 try:
                     # a reloaded tab's previous explorer takes a moment to quit and let go
-                    await asyncio.wait_for(self.one_writer.acquire(), ONE_WRITER_WAIT)
+                    await asyncio.wait_for(self.tabs.acquire(), TAB_WAIT)
                 except TimeoutError:
                     return await self._busy(request)
                 try:
                     return await super().handle_websocket(request)
                 finally:
-                    self.one_writer.release()
+                    self.tabs.release()
             finally:
                 self.sessions.pop(task, None)
 
         async def _busy(self, request: web.Request) -> web.WebSocketResponse:
-            """Another tab holds the workspace: this one says so until it is closed."""
+            """As many tabs as it runs are open: this one says so until it is closed."""
             ws = web.WebSocketResponse(heartbeat=15)
             try:
                 await ws.prepare(request)
-                await ws.send_bytes(BUSY)
+                await ws.send_bytes(busy_text(self.max_tabs))
                 async for _ in ws:  # the message stays on screen until the tab goes
                     pass
             except asyncio.CancelledError:

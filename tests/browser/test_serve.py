@@ -1,9 +1,10 @@
 """`fintrade-tui serve`: the explorer in a real browser, offline. A real `serve` subprocess on
 the session's store and a new workspace; headless Chromium opens its page (nothing may leave
-the machine), the Universe appears, NVDA + Enter opens its Company screen, a second tab is told
-the explorer is open in the first (its workspace takes one writer) and starts none; SIGINT then
-stops the server and the app it started. The screen is read from xterm.js's own buffer (it
-draws on a canvas): an init script keeps the page's Terminal when textual.js creates it.
+the machine), the Universe appears, NVDA + Enter opens its Company screen, a second tab runs an
+explorer of its own on the same workspace and a third (over --max-tabs 2) is told so and starts
+none; SIGINT then stops the server and the apps it started. The screen is read from xterm.js's
+own buffer (it draws on a canvas): an init script keeps the page's Terminal when textual.js
+creates it.
 
 The WebSocket refuses pages of other origins. Without a browser: a non-loopback --host is
 refused in one line, and the page template loads nothing from the network."""
@@ -80,7 +81,7 @@ class Served:
         env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "fintrade_tui", "--config", str(config), "serve"]
-            + ["--port", str(port)],
+            + ["--port", str(port), "--max-tabs", "2"],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -191,10 +192,16 @@ def test_the_explorer_in_a_browser_offline_then_ctrl_c(offline_page, served, bui
     _screen_until(page, r"NVDA · FY\d{4} Q\d \(Q\d \d{4}\)", 30)
     _screen_until(page, rf"{re.escape(name)} · ", 10)
 
-    # a second tab: the workspace takes one writer, so it is told, and no explorer starts
+    # a second tab: an explorer of its own on the same workspace; a third is one too many
     second = page.context.new_page()
     second.goto(url, wait_until="load")
-    _screen_until(second, r"the explorer is open in another tab of this server", 30)
+    _screen_until(second, r"(\d+) of \1 tickers · Enter opens", 120)
+    both = _children(server.proc.pid)
+    assert len(both) == 2 and apps < both
+    apps = both
+    third = page.context.new_page()
+    third.goto(url, wait_until="load")
+    _screen_until(third, r"2 explorer\(s\) are open in other tabs of this server", 30)
     assert _children(server.proc.pid) == apps
 
     # another site open in the same browser may not drive it (nor a client that names none)
