@@ -113,6 +113,7 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
         self.shown: list[dict[str, Any]] = []
         self.kind = "llm"
         self._then_reload_rest = False  # a workspace change: agreement and cases after the matrix
+        self._stale = False  # changed again while the matrix was being read
         self.source: str | None = None  # one question set, or all of them
         self.sources: list[str] = []  # the sets that have scores of this kind
         self.table: dict[str, Any] | None = None
@@ -282,7 +283,10 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
                 self.query_one(target, DataTable).loading = False
             getattr(self, f"_{worker.name}")(worker.result)
         ended = event.state in (WorkerState.SUCCESS, WorkerState.ERROR)
-        if worker.name == "load_accuracy" and ended and self._then_reload_rest:
+        if worker.name == "load_accuracy" and ended and self._stale:
+            self._stale = False
+            self.on_workspace_changed(None)
+        elif worker.name == "load_accuracy" and ended and self._then_reload_rest:
             self._then_reload_rest = False
             self._reload_rest()
 
@@ -448,7 +452,12 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
 
     def on_workspace_changed(self, event: Any) -> None:
         """Runs or scores another process wrote: the matrix is read again first, the agreement
-        and the failure cases once it shows (three readers at once would delay it)."""
+        and the failure cases once it shows (three readers at once would delay it). A reload
+        under way is let finish, then one more follows (a batch writing all the while must not
+        keep replacing it before it shows)."""
+        if any(w.group == "accuracy" and not w.is_finished for w in self.workers):
+            self._stale = True
+            return
         self._then_reload_rest = True
         self.reload_accuracy()
 

@@ -1,10 +1,11 @@
 """The explorer's eye on the shared workspace: every quarter second a stat of the file (on the UI
 thread, microseconds); when another process changed it, a worker counts what is new, a one-line
 notice says so, and every open screen gets a `WorkspaceChanged` message (Results reloads, the
-Arena re-reads its panes' scores)."""
+Arena re-reads its panes' scores); while a batch keeps writing, once per SETTLE seconds."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from textual import work
@@ -13,6 +14,7 @@ from textual.message import Message
 from fintrade_tui.store.workspace_watch import WorkspaceChange, WorkspaceWatch
 
 TICK = 0.25  # seconds between looks (a stat): a change shows within TICK plus the reload
+SETTLE = 2.0  # at most one notice (and one refresh) per SETTLE s while another process writes
 
 
 class WorkspaceChanged(Message):
@@ -28,6 +30,8 @@ class WorkspaceRefresh:
 
     _watch: WorkspaceWatch | None = None
     _watch_busy = False
+    _announced = 0.0  # when the last notice went out
+    _held: WorkspaceChange | None = None  # changes waiting for the next notice
 
     def start_watching(self: Any) -> None:
         self._watch_busy = True
@@ -56,6 +60,26 @@ class WorkspaceRefresh:
             self._watch_busy = False
 
     def workspace_changed(self: Any, change: WorkspaceChange) -> None:
+        """A batch writing all the while gives one notice and one refresh per SETTLE s, the
+        counts added up, rather than one per group it writes."""
+        held = self._held
+        self._held = (
+            change
+            if held is None
+            else WorkspaceChange(held.runs + change.runs, held.scores + change.scores)
+        )
+        wait = self._announced + SETTLE - time.monotonic()
+        if held is None:  # none waiting yet: announce now, or when the last notice has settled
+            if wait > 0:
+                self.set_timer(wait, self._announce)
+            else:
+                self._announce()
+
+    def _announce(self: Any) -> None:
+        change, self._held = self._held, None
+        if change is None:
+            return
+        self._announced = time.monotonic()
         self.notify(change.line(), title="Workspace", timeout=5)
         for screen in self.screen_stack:
             screen.post_message(WorkspaceChanged(change))
