@@ -99,14 +99,16 @@ class FinTradeApp(WorkspaceRefresh, App):
         text = str(exc) if isinstance(exc, UserError) else f"{type(exc).__name__}: {exc}"
         self.notify(text.splitlines()[0][:300], title=where, severity="error", timeout=8)
 
+    def on_ready(self) -> None:
+        if self.watch_workspace:  # runs and scores other processes write show up here
+            self.set_timer(0.5, self.start_watching)
+
     def compose(self) -> ComposeResult:
         yield Header()
         yield Footer()
 
     def on_mount(self) -> None:
         self.action_goto(self.start)
-        if self.watch_workspace:  # runs and scores other processes write show up here
-            self.set_timer(0.5, self.start_watching)
         if self.index_in_background:
             # after the first screen has drawn: the indexer's model load would delay it
             self.set_timer(2.0, self._index_filing_companies)

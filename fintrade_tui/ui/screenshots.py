@@ -37,6 +37,8 @@ class ShotApp(FinTradeApp):
     """The explorer opened straight on one screen, on the caller's connections if given; the
     errors a screen reports are kept (a screenshot of a failed screen is an error)."""
 
+    watch_workspace = False  # a picture of one moment: nothing to refresh
+
     def __init__(
         self,
         cfg: Config,

@@ -114,3 +114,27 @@ async def test_runs_imported_and_scored_elsewhere_show_while_the_explorer_is_ope
     assert runs == (before + 2400, before + 2400)
     assert scores == (scored + 2401, scored + 2401)  # 2,400 labels imported, one score
     assert human == [(4, "from elsewhere")]
+
+
+async def test_a_score_saved_elsewhere_shows_in_the_arena_pane(
+    built_store: Config, tmp_path: Path
+) -> None:
+    from tests.ui.test_arena import ArenaApp, until
+
+    cfg = built_store.model_copy(deep=True)
+    cfg.workspace = tmp_path / "workspace.duckdb"
+    with open_workspace(cfg.workspace) as con:
+        populate(con)
+        ids = [r for (r,) in con.execute("SELECT id FROM runs ORDER BY id LIMIT 2").fetchall()]
+    cfg_file = write_config(tmp_path, BUNDLE, cfg.store, f"workspace: {cfg.workspace}\n")
+    app = ArenaApp(cfg, run_ids=ids, read_only=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        pane = next(p for p in app.screen.panes() if p.run_id == ids[1])
+        await pilot.pause(0.5)  # the watch has had its first look
+        scorer = _cli(cfg_file, "score", ids[1], "--accuracy", "2", "--note", "seen elsewhere")
+        await _finish(scorer)
+        await until(pilot, lambda: (pane.human or {}).get("note") == "seen elsewhere", 30)
+        assert pane.human["accuracy"] == 2
+        other = next(p for p in app.screen.panes() if p.run_id == ids[0])
+        assert (other.human or {}).get("note") != "seen elsewhere"
