@@ -30,7 +30,7 @@ LLAMA_KEEP := { test -z "$(LLAMA_CACHE)" || { mkdir -p "$(LLAMA_CACHE)" \
 
 MODEL := data/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
 
-.PHONY: venv lock model demo test test-all lint bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import bench-rescore bench-html bench-cold-start index clean-store screenshots docs
+.PHONY: venv lock model demo test test-all lint bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import bench-rescore bench-html bench-cold-start bench-shared index clean-store screenshots docs
 
 # Every dependency comes from requirements.lock: pinned, sha256-verified, nothing resolved at
 # install time (--no-deps), so every machine gets the same, checked files; `make lock` refreshes
@@ -151,6 +151,10 @@ bench-html: venv
 bench-cold-start: venv
 	$(BIN)/fintrade-tui ingest --if-outdated
 	$(BIN)/python benchmarks/bench_cold_start.py
+
+bench-shared: venv
+	$(BIN)/fintrade-tui ingest --if-outdated
+	$(BIN)/python benchmarks/bench_shared_workspace.py --reps 3
 
 # The explorer's screens for the docs, drawn headlessly at 140x44 (`fintrade-tui screenshot`):
 # the Universe, NVDA's latest quarter and an Arena replaying the stored answers to question F1
