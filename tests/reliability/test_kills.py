@@ -50,6 +50,9 @@ def _bundle(root: Path, quarters: tuple[str, ...]) -> Path:
 
 def _config(folder: Path, bundle: Path, store: Path, index: Path | None = None) -> Path:
     delay = "mock_delay: 0.5"  # each answer takes a moment: kills land between runs
+    # a batch writes its run records a group every 0.5 s: an answer of 1.2 s lands each run's
+    # end in a group of its own, so "5 of 6 completed" is a state the kill can find
+    run_delay = "mock_delay: 1.2"
     text = f"""bundle: {bundle}
 store: {store}
 workspace: {folder / "ws.duckdb"}
@@ -58,7 +61,7 @@ retrieval:
 models:
   mock:
     model: openai/gpt-4o-mini
-    extra: {{mock_response: {json.dumps(ANSWER)}, {delay}}}
+    extra: {{mock_response: {json.dumps(ANSWER)}, {run_delay}}}
   judge:
     model: openai/gpt-4o-mini
     extra: {{mock_response: {json.dumps(json.dumps(JUDGED))}, {delay}}}
