@@ -84,9 +84,7 @@ class Gate:
             try:
                 yield self.con  # type: ignore[misc]
             finally:
-                self.last_used = time.monotonic()
-                if not self.pins and self.last_used - self.opened_at > MAX_HOLD:
-                    self.release(away=YIELD)
+                self._used()
 
     def pin(self) -> duckdb.DuckDBPyConnection:
         """Hold the file read-write until `unpin` (a transaction, a registration)."""
@@ -101,10 +99,14 @@ class Gate:
 
     def unpin(self) -> None:
         self.pins -= 1
+        self._used()
+        self.lock.release()
+
+    def _used(self) -> None:
+        """After a statement: a file held past MAX_HOLD is let go for others (YIELD s)."""
         self.last_used = time.monotonic()
         if not self.pins and self.last_used - self.opened_at > MAX_HOLD:
             self.release(away=YIELD)
-        self.lock.release()
 
     def release(self, away: float = 0.0) -> None:
         with self.lock:
