@@ -21,6 +21,7 @@ from fintrade_tui.runs.records import (
     _COLUMNS,
     _JSON,
     COMPLETED,
+    RUNNING,
     RunStore,
     dumps,
     insert_runs,
@@ -41,8 +42,8 @@ class BufferedRunStore(RunStore):
         delay: float = DELAY,
         on_written: Callable[[list[str]], None] | None = None,
     ) -> None:
-        """`on_written(run_ids)` is called after each group commits (progress that never runs
-        ahead of what is stored)."""
+        """`on_written(run_ids)` is called after each group commits, with the runs whose end it
+        stored (progress that never runs ahead of what is stored)."""
         super().__init__(con)
         self.delay = delay
         self.on_written = on_written
@@ -96,8 +97,10 @@ class BufferedRunStore(RunStore):
                 with self._buffer:
                     self._new, self._updates = new | self._new, updates + self._updates
                 raise
-            if self.on_written:
-                self.on_written([*new, *(rid for rid, _ in updates)])
+            if self.on_written:  # the runs whose end (not just their start) is now stored
+                ended = [rid for rid, row in new.items() if row.get("status") != RUNNING]
+                ended += [rid for rid, f in updates if f.get("status", RUNNING) != RUNNING]
+                self.on_written(ended)
 
     def _write(self, new: list[dict[str, Any]], updates: list[tuple[str, dict]]) -> None:
         keys = [r["batch_key"] for r in new if r.get("batch_key")]

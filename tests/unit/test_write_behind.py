@@ -138,3 +138,20 @@ def test_a_killed_batch_leaves_whole_runs_only(tmp_path: Path) -> None:
     # killed run is (the next batch marks them interrupted)
     assert all(s == "running" and not a for s, a, _ in rows if s != "completed")
     assert write_behind.DELAY == 0.5  # the documented default
+
+
+def test_on_written_names_only_runs_whose_end_is_stored(tmp_path: Path) -> None:
+    seen: list[list[str]] = []
+    ws = open_workspace(tmp_path / "ws.duckdb")
+    store = BufferedRunStore(ws, delay=60, on_written=seen.append)
+    a = store.start({"batch": "b", "batch_key": "a", "question_id": "Q", "model": "m"})
+    b = store.start({"batch": "b", "batch_key": "b", "question_id": "Q", "model": "m"})
+    store.finish(a, prompt="p")
+    store.finish(b, status="completed", answer="done")
+    store.flush()  # a started (and has its prompt), b started and ended
+    store.finish(a, prompt="p2")
+    store.flush()  # a's prompt again: still not ended
+    store.finish(a, status="error", error="boom")
+    store.close()
+    assert seen == [[b], [], [a]]
+    ws.close()
