@@ -46,8 +46,7 @@ TICKERS = ["AAPL", "MSFT", "NVDA", "AMZN", "GOOGL"]
 def writer(workspace: Path, runs: int, grouped: bool) -> None:
     """The batch: `runs` mocked runs through the real runner and batch engine, its records
     grouped as `fintrade-tui run` writes them, or (`grouped` False) three transactions a run."""
-    sys.path.insert(0, str(HERE.parent))
-    from bench_batch import _cfg, _specs
+    from bench_batch import _cfg, _specs  # beside this script (its folder is on sys.path)
 
     from fintrade_tui.runs.batch import run_batch
     from fintrade_tui.runs.records import RunStore
@@ -134,12 +133,10 @@ async def import_shown(app: Any, pilot: Any, cfg: Config) -> float:
     """Results open on the label matrix; `fintrade-tui runs import` of 2,400 labelled runs in
     another process: seconds from its transaction's start (before the commit) until the
     matrix shows the new models."""
+    import synthetic_runs  # beside this script
     from textual.widgets import DataTable
 
     from fintrade_tui.store.workspace import open_workspace
-
-    sys.path.insert(0, str(HERE.parent))
-    import synthetic_runs
 
     folder = cfg.workspace.parent
     published = folder / "published.jsonl"
