@@ -222,7 +222,7 @@ async def _draw(app: ShotApp, size: tuple[int, int], title: str | None, focus: s
             if focus:
                 _cursor_on(app, focus)
             _no_blink(app)
-            await _tables_measured(pilot)
+            await tables_measured(pilot)
             await pilot.pause()
             await pilot.wait_for_scheduled_animations()
             await pilot.pause()
@@ -250,7 +250,7 @@ async def _settle(pilot: Any) -> None:
     await pilot.pause()
 
 
-async def _tables_measured(pilot: Any) -> None:
+async def tables_measured(pilot: Any) -> None:
     """Until every DataTable has measured the rows it was given and the screen has laid them
     out. DataTable sizes new rows and its columns on its next Idle, and so does the screen its
     layout; a busy machine may never let the message queue run dry (a frame timer keeps it

@@ -20,6 +20,7 @@ from fintrade_tui.runs.evidence import CONDITIONS as CONDITIONS_ORDER
 from fintrade_tui.runs.records import RunStore
 from fintrade_tui.ui import arena_model as core
 from fintrade_tui.ui.app import FinTradeApp
+from fintrade_tui.ui.screenshots import tables_measured
 from tests.conftest import needs_bundle
 
 pytestmark = needs_bundle
@@ -417,6 +418,7 @@ def test_arena_snapshot(cfg: Config, snap_compare) -> None:
         await settle(pilot)
         await pilot.press("right", "right")
         await pilot.pause()
+        await tables_measured(pilot)  # a loaded machine may never give the tables their Idle
 
     assert snap_compare(app, terminal_size=(150, 40), run_before=run_before)
 

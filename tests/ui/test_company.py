@@ -27,6 +27,7 @@ from fintrade_tui.store.company import (
 )
 from fintrade_tui.store.queries import fundamentals_as_of, signals_between, snapshot
 from fintrade_tui.store.workspace import open_workspace, save_questions
+from fintrade_tui.ui.screenshots import tables_measured
 from tests.conftest import BUNDLE
 
 # -- core ----------------------------------------------------------------------------------
@@ -287,5 +288,6 @@ def test_company_snapshot(cfg: Config, snap_compare) -> None:
         pilot.app.screen.query_one("#universe-filter").cursor_blink = False
         pilot.app.action_goto("company", ticker="AAPL", quarter="FY2024 Q4")
         await settle(pilot)
+        await tables_measured(pilot)  # a loaded machine may never give the tables their Idle
 
     assert snap_compare(app, terminal_size=(160, 48), run_before=run_before)

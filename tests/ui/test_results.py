@@ -25,6 +25,7 @@ from fintrade_tui.stats.agreement import agreement_table
 from fintrade_tui.stats.tables import COLUMNS, accuracy_table, fmt_cell, shown_conditions
 from fintrade_tui.store.workspace import open_workspace
 from fintrade_tui.ui.app import FinTradeApp
+from fintrade_tui.ui.screenshots import tables_measured
 from tests.unit.test_failures_export import EXPECTED, QUESTIONS, populate
 
 SIZE = (160, 48)
@@ -284,6 +285,7 @@ async def _settled_on_failures(pilot: Pilot) -> None:
     await settle(pilot)
     pilot.app.screen.query_one("#failures").focus()
     await pilot.pause()
+    await tables_measured(pilot)  # a loaded machine may never give the tables their Idle
 
 
 def test_results_snapshot(ui_cfg: Config, snap_compare) -> None:
