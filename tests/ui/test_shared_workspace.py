@@ -51,16 +51,23 @@ def _model_rows(screen: ResultsScreen) -> set[tuple[str, str]]:
     return {(str(r[0]), str(r[1])) for r in (grid.get_row_at(i) for i in range(grid.row_count))}
 
 
-async def test_runs_imported_and_scored_elsewhere_show_while_the_explorer_is_open(
-    built_store: Config, tmp_path: Path
-) -> None:
+def _populated(built_store: Config, tmp_path: Path) -> tuple[Config, Path]:
+    """The session store, a hand-populated workspace of its own, and a config file naming both
+    for the other processes."""
     cfg = built_store.model_copy(deep=True)
     cfg.workspace = tmp_path / "workspace.duckdb"
     with open_workspace(cfg.workspace) as con:
         populate(con)
+    return cfg, write_config(tmp_path, BUNDLE, cfg.store, f"workspace: {cfg.workspace}\n")
+
+
+async def test_runs_imported_and_scored_elsewhere_show_while_the_explorer_is_open(
+    built_store: Config, tmp_path: Path
+) -> None:
+    cfg, cfg_file = _populated(built_store, tmp_path)
+    with open_workspace(cfg.workspace) as con:
         (before,) = con.execute("SELECT count(*) FROM runs").fetchone()
         (scored,) = con.execute("SELECT count(*) FROM scores").fetchone()
-    cfg_file = write_config(tmp_path, BUNDLE, cfg.store, f"workspace: {cfg.workspace}\n")
     published = tmp_path / "published.jsonl"
     assert synthetic_runs.write(published, questions=150) == 2400
 
@@ -121,12 +128,9 @@ async def test_a_score_saved_elsewhere_shows_in_the_arena_pane(
 ) -> None:
     from tests.ui.test_arena import ArenaApp, until
 
-    cfg = built_store.model_copy(deep=True)
-    cfg.workspace = tmp_path / "workspace.duckdb"
+    cfg, cfg_file = _populated(built_store, tmp_path)
     with open_workspace(cfg.workspace) as con:
-        populate(con)
         ids = [r for (r,) in con.execute("SELECT id FROM runs ORDER BY id LIMIT 2").fetchall()]
-    cfg_file = write_config(tmp_path, BUNDLE, cfg.store, f"workspace: {cfg.workspace}\n")
     app = ArenaApp(cfg, run_ids=ids, read_only=True)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
