@@ -222,10 +222,10 @@ async def _draw(app: ShotApp, size: tuple[int, int], title: str | None, focus: s
             if focus:
                 _cursor_on(app, focus)
             _no_blink(app)
-            await tables_measured(pilot)
             await pilot.pause()
             await pilot.wait_for_scheduled_animations()
             await pilot.pause()
+            await tables_measured(pilot)  # last: nothing may add rows after it
             return app.export_screenshot(title=title)
     finally:
         app.close_own()
@@ -251,24 +251,19 @@ async def _settle(pilot: Any) -> None:
 
 
 async def tables_measured(pilot: Any) -> None:
-    """Until every DataTable has measured the rows it was given and the screen has laid them
-    out. DataTable sizes new rows and its columns on its next Idle, and so does the screen its
-    layout; a busy machine may never let the message queue run dry (a frame timer keeps it
-    full): the picture then showed every column cut to its header's width. So each table with
-    rows to measure is sent the Idle it is waiting for, and the screen is laid out again."""
+    """Every DataTable measures the rows it holds and the screen lays them out, now. DataTable
+    sizes new rows and its columns on its next Idle, and so does the screen its layout; a busy
+    machine may never let the message queue run dry (a frame timer keeps it full), and a
+    worker's rows may arrive after any wait: the picture then showed every column cut to its
+    header's width. So, called right before the picture, each table with rows still to measure
+    runs its Idle handler in this task, and the screen is laid out again."""
     screen = pilot.app.screen
-    for _ in range(SCREEN_WAITS):
-        pending = [
-            t
-            for t in screen.query(DataTable)
-            if getattr(t, "_require_update_dimensions", False) or getattr(t, "_updated_cells", None)
-        ]
-        if not pending:
-            break
-        for table in pending:
-            table.post_message(events.Idle())
-        await pilot.pause(0.05)
-    screen._refresh_layout()  # what the screen does on its own Idle, done now
+    for table in screen.query(DataTable):
+        if getattr(table, "_require_update_dimensions", False) or getattr(
+            table, "_updated_cells", None
+        ):
+            await table._on_idle(events.Idle())
+    screen._refresh_layout()  # what the screen does on its own Idle
 
 
 def _cursor_on(app: ShotApp, question_id: str) -> None:

@@ -202,3 +202,39 @@ def test_parse_size() -> None:
     for bad in ("140", "x44", "-1x5", "140x44x2"):
         with pytest.raises(UserError):
             parse_size(bad)
+
+
+async def test_tables_are_measured_even_when_their_idle_never_came() -> None:
+    """A row added and the picture taken at once (no Idle in between, as on a busy machine):
+    without `tables_measured` its column keeps the width of what was there before (the
+    header's, in CI); with it, the column is as wide as the new value."""
+    import html
+    import re
+
+    from textual.app import App
+    from textual.widgets import DataTable
+
+    from fintrade_tui.ui.screenshots import tables_measured
+
+    class One(App):
+        def compose(self):
+            yield DataTable()
+
+    widths = []
+    for measure in (False, True):
+        app = One()
+        async with app.run_test(size=(60, 8)) as pilot:
+            table = app.query_one(DataTable)
+            table.add_column("V", key="v")
+            table.add_row("x")
+            await pilot.pause(0.2)  # drawn: one character wide
+            table.add_row("1.8723456")
+            if measure:
+                await tables_measured(pilot)
+            else:
+                app.screen._refresh_layout()
+            svg = html.unescape(app.export_screenshot())
+        runs = re.findall(r"<text[^>]*>(.*?)</text>", svg, re.S)
+        widths.append(len(next(r for r in runs if r.strip() == "V")))
+    assert widths[0] == 3  # " V " as before the new row
+    assert widths[1] >= len(" 1.8723456 ")
