@@ -258,11 +258,22 @@ async def tables_measured(pilot: Any) -> None:
     header's width. So, called right before the picture, each table with rows still to measure
     runs its Idle handler in this task, and the screen is laid out again."""
     screen = pilot.app.screen
-    for table in screen.query(DataTable):
-        if getattr(table, "_require_update_dimensions", False) or getattr(
-            table, "_updated_cells", None
-        ):
-            await table._on_idle(events.Idle())
+
+    def pending() -> list[DataTable]:
+        return [
+            t
+            for t in screen.query(DataTable)
+            if getattr(t, "_require_update_dimensions", False) or getattr(t, "_updated_cells", None)
+        ]
+
+    for _ in range(20):  # first the Idle they wait for, through their own queues
+        if not pending():
+            break
+        for table in pending():
+            table.post_message(events.Idle())
+        await pilot.pause(0.05)
+    for table in pending():  # then, in this task, whatever is still unmeasured
+        await table._on_idle(events.Idle())
     screen._refresh_layout()  # what the screen does on its own Idle
 
 
