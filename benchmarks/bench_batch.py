@@ -32,9 +32,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from fintrade_tui.config import Config, ModelConfig, load_config
-from fintrade_tui.runs.records import RunStore
 from fintrade_tui.runs.runner import Runner, RunSpec
-from fintrade_tui.store.workspace import open_workspace
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.run_records import RunStore
 
 ANSWER = "Apple's ROE was high and its ROA steady; see the evidence."
 

@@ -42,9 +42,9 @@ QID = "BENCH-FIRST-RAG"
 
 
 def question(cfg: Config) -> Any:
-    from fintrade_tui.questions.model import RESOLVED, Question
     from fintrade_tui.questions.resolve import Resolver
     from fintrade_tui.store.db import connect
+    from fintrade_tui.workspace.questions import RESOLVED, Question
 
     q = Question(
         id=QID,
@@ -64,7 +64,8 @@ def question(cfg: Config) -> Any:
 
 
 def setup(folder: Path, subject: str) -> Config:
-    from fintrade_tui.store.workspace import open_workspace, save_questions
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.questions import save_questions
 
     base = load_config()
     models = dict(base.models)
@@ -128,7 +129,7 @@ async def measure(cfg: Config, read_s: float = 0.0) -> dict[str, Any]:
         index_before = len(indexing.Index(cfg).manifest().get("filings", {}))
         await app.workers.wait_for_complete()
         statuses = [p.status for p in app.screen.panes()]
-        from fintrade_tui.runs.records import RunStore
+        from fintrade_tui.workspace.run_records import RunStore
 
         runs = RunStore(app.workspace_connection())
         prompt_tokens = [(runs.get(p.run_id) or {}).get("tokens_in") for p in app.screen.panes()]

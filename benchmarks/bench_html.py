@@ -59,8 +59,8 @@ def main_() -> None:
     from fintrade_tui.judging.failures import failure_cases
     from fintrade_tui.judging.session import accuracy_report
     from fintrade_tui.store.db import connect
-    from fintrade_tui.store.workspace import open_workspace
     from fintrade_tui.ui.screenshots import shoot
+    from fintrade_tui.workspace.connection import open_workspace
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

@@ -30,14 +30,14 @@ import zlib
 from pathlib import Path
 
 from fintrade_tui.config import load_config
-from fintrade_tui.judging.annotations import DIMENSIONS
 from fintrade_tui.judging.company_check import company_check
 from fintrade_tui.judging.conclusion import conclusion
 from fintrade_tui.judging.judge import JudgeInput, judge_run
 from fintrade_tui.judging.text_audit import audit_text, merge_audits
 from fintrade_tui.questions.companies import table_mentions
 from fintrade_tui.questions.importers import read_questions
-from fintrade_tui.questions.model import Question
+from fintrade_tui.workspace.questions import Question
+from fintrade_tui.workspace.scores import DIMENSIONS
 
 SEEDS = "fintradebench/questions/FinTradeBench_Golden_Seed_150.csv"
 KINDS = ("numbers", "company", "truncated")

@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from fintrade_tui.config import load_config
-from fintrade_tui.questions.model import Question
-from fintrade_tui.runs import llm
-from fintrade_tui.runs.evidence import Evidence, EvidenceItem
+from fintrade_tui.models import llm
 from fintrade_tui.runs.prompts import build_prompt
+from fintrade_tui.workspace.evidence import Evidence, EvidenceItem
+from fintrade_tui.workspace.questions import Question
 
 MESSAGES = [
     {"role": "system", "content": "You are a careful financial analyst."},
@@ -123,7 +123,7 @@ def single(cfg: Any, name: str, reps: int, max_tokens: int) -> dict[str, dict]:
 
     spec = cfg.models[name]
     kw = llm.call_kwargs(name, spec, cfg.model_dir)
-    from fintrade_tui.runs import local
+    from fintrade_tui.models import local
 
     gguf = local._SPECS[spec.model.split("/", 1)[1]].gguf
     raw = Llama(model_path=str(gguf), n_ctx=spec.context_tokens, verbose=False)
@@ -170,7 +170,7 @@ def panes(name: str, scenario: str, max_tokens: int) -> dict[str, Any]:
     else:
         from llama_cpp import Llama
 
-        from fintrade_tui.runs import local
+        from fintrade_tui.models import local
 
         gguf = local._SPECS[spec.model.split("/", 1)[1]].gguf
         copies = [

@@ -49,10 +49,10 @@ def writer(workspace: Path, runs: int, grouped: bool) -> None:
     from bench_batch import _cfg, _specs  # beside this script (its folder is on sys.path)
 
     from fintrade_tui.runs.batch import run_batch
-    from fintrade_tui.runs.records import RunStore
     from fintrade_tui.runs.runner import Runner
-    from fintrade_tui.runs.write_behind import BufferedRunStore
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.run_records import RunStore
+    from fintrade_tui.workspace.write_behind import BufferedRunStore
 
     cfg = _cfg(workspace.parent)
     cfg.workspace = workspace
@@ -136,7 +136,7 @@ async def import_shown(app: Any, pilot: Any, cfg: Config) -> float:
     import synthetic_runs  # beside this script
     from textual.widgets import DataTable
 
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
 
     folder = cfg.workspace.parent
     published = folder / "published.jsonl"
@@ -168,7 +168,7 @@ async def import_shown(app: Any, pilot: Any, cfg: Config) -> float:
 
 def one(subject: str, folder: Path, runs: int, tickers: list[str]) -> dict[str, Any]:
     from fintrade_tui.config import load_config
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
 
     cfg = load_config()
     cfg.workspace = folder / f"{subject}.duckdb"
@@ -194,7 +194,7 @@ def one(subject: str, folder: Path, runs: int, tickers: list[str]) -> dict[str, 
 
 
 def _runs(path: Path) -> int:
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
 
     with open_workspace(path) as ws:
         tables = ws.execute("SELECT 1 FROM information_schema.tables WHERE table_name = 'runs'")

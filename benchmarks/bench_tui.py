@@ -56,7 +56,7 @@ def provider(chunks: int, interval: float) -> Any:
     """bench-fast/<x>: `chunks` chunks, one every `interval` s, each with a timed marker."""
     from litellm import CustomLLM
 
-    from fintrade_tui.runs.llm import stream_chunk
+    from fintrade_tui.models.providers import stream_chunk
 
     class Fast(CustomLLM):
         async def astreaming(self, model: str, messages: list, **_: Any):
@@ -75,15 +75,16 @@ def provider(chunks: int, interval: float) -> Any:
 
 
 def register(chunks: int, interval: float) -> None:
-    from fintrade_tui.runs import llm
+    from fintrade_tui.models import llm, providers
 
     llm.litellm()
-    llm.register_provider("bench-fast", provider(chunks, interval))
+    providers.register_provider("bench-fast", provider(chunks, interval))
 
 
 def setup(folder: Path) -> Config:
-    from fintrade_tui.runs.readiness import ensure_store
-    from fintrade_tui.store.workspace import open_workspace, save_questions
+    from fintrade_tui.application.readiness import ensure_store
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.questions import save_questions
 
     base = load_config()
     ensure_store(base, print)

@@ -77,7 +77,7 @@ class RetrievalConfig(_Strict):
 
 class DeploymentConfig(_Strict):
     """One endpoint of a registry entry (same model, another base URL or key) and its limits;
-    runs/deployments.py chooses among them and paces each to its rpm / tpm."""
+    models/deployments.py chooses among them and paces each to its rpm / tpm."""
 
     name: str  # what a run records as its `deployment`
     api_base: str | None = None

@@ -26,9 +26,8 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Markdown, Static
 
+from fintrade_tui.models import llm
 from fintrade_tui.retrieval.indexing import pause_background, resume_background
-from fintrade_tui.runs import llm
-from fintrade_tui.runs.evidence import LABELS
 from fintrade_tui.ui.arena_checks import ArenaChecks, trace_rows
 from fintrade_tui.ui.arena_model import QUIET_GC, evidence_rows, ordered
 from fintrade_tui.ui.arena_open import ArenaOpening, QuestionPicker
@@ -37,6 +36,7 @@ from fintrade_tui.ui.arena_refresh import ArenaRefresh
 from fintrade_tui.ui.evidence import EvidencePanel
 from fintrade_tui.ui.frames import FramePaced
 from fintrade_tui.ui.panes import AnswerPane
+from fintrade_tui.workspace.evidence import LABELS
 
 from .score import ArenaScoring
 
@@ -372,7 +372,7 @@ class ArenaScreen(
     async def _ensure_index(self, pane: AnswerPane, question: Any) -> None:
         """RAG needs the question's tickers indexed: build first what it uses, with progress
         (the rest of its companies follows in the background, shown in the title bar)."""
-        from fintrade_tui.runs.readiness import ensure_index
+        from fintrade_tui.application.readiness import ensure_index
 
         app = self.app
 

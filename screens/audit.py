@@ -28,8 +28,9 @@ from textual.widgets import (
 )
 from textual.worker import Worker, WorkerState
 
-from fintrade_tui.questions.item_audit import CRITERIA, ItemAuditStore, failed
+from fintrade_tui.questions.item_audit import failed
 from fintrade_tui.safe_text import printable
+from fintrade_tui.workspace.audits import CRITERIA, ItemAuditStore
 
 
 class AuditScreen(Screen):
@@ -101,7 +102,7 @@ class AuditScreen(Screen):
     # -- loading (worker thread) --
     @work(thread=True, exclusive=True, group="audit-load", exit_on_error=False)
     def load(self) -> tuple[Any, list[dict[str, Any]]]:
-        from fintrade_tui.store.workspace import get_question
+        from fintrade_tui.workspace.questions import get_question
 
         cur = self.app.workspace()
         try:

@@ -116,7 +116,7 @@ class CompanyScreen(FramePaced, Screen):
     def _question_counts(self, qs: list[dict[str, Any]]) -> list[int]:
         """Questions per quarter, as the Questions screen filters them (a workspace that
         cannot be read gives zeros: the screen still opens, on the latest quarter)."""
-        from fintrade_tui.store.workspace import load_questions
+        from fintrade_tui.workspace.questions import load_questions
 
         try:
             ws = self.app.workspace()

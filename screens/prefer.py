@@ -18,8 +18,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Input, Markdown, Static
 
-from fintrade_tui.judging.preferences import Preference, PreferenceStore, shown_pair
 from fintrade_tui.safe_text import printable
+from fintrade_tui.workspace.preferences import Preference, PreferenceStore, shown_pair
 
 CHOICE_TEXT = {"A": "A is better", "B": "B is better", "tie": "tie"}
 

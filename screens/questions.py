@@ -224,7 +224,7 @@ class QuestionsScreen(FramePaced, Screen):
     # -- loading (worker thread) --
     @work(thread=True, exclusive=True, group="questions", exit_on_error=False)
     def load_questions(self) -> list[Any]:
-        from fintrade_tui.store.workspace import load_questions
+        from fintrade_tui.workspace.questions import load_questions
 
         cur = self.app.workspace()
         try:

@@ -292,8 +292,8 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
 
     # -- display (UI thread) --
     def _load_accuracy(self, result: tuple[Any, ...]) -> None:
-        from fintrade_tui.runs.evidence import LABELS
         from fintrade_tui.stats.tables import fmt_cell, shown_conditions
+        from fintrade_tui.workspace.evidence import LABELS
 
         kind, source, table, sources, judges, lanes = result
         if (kind, source) != (self.kind, self.source):

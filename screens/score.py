@@ -19,9 +19,9 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from fintrade_tui.judging.annotations import DIMENSIONS, Score, ScoreStore
-from fintrade_tui.runs import llm
+from fintrade_tui.models import llm
 from fintrade_tui.ui.panes import AnswerPane
+from fintrade_tui.workspace.scores import DIMENSIONS, Score, ScoreStore
 
 PREFERENCE_TEXT = {"this": "this one is better", "other": "the other is better", "tie": "tie"}
 

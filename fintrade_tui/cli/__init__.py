@@ -69,7 +69,7 @@ class Ctx:
     @property
     def cfg(self) -> Config:
         if self._cfg is None:
-            from fintrade_tui.store.sharing import set_wait
+            from fintrade_tui.workspace.sharing import set_wait
 
             self._cfg = load_config(self._config, self._bundle)
             set_wait(self._cfg.workspace_wait)

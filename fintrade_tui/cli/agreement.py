@@ -19,7 +19,7 @@ from fintrade_tui.cli.output import console, print_table
 def disagreements(obj: Ctx, gap: int, only_open: bool, as_json: bool) -> None:
     """Runs where two annotators differ by --gap or more on a dimension, widest first."""
     from fintrade_tui.stats.annotators import disagreement_view
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
 
     with open_workspace(obj.cfg.workspace) as ws:
         items = disagreement_view(ws, gap)
@@ -62,9 +62,9 @@ def disagreements(obj: Ctx, gap: int, only_open: bool, as_json: bool) -> None:
 @friendly
 def adjudicate(obj: Ctx, run_id: str, reason: str, adjudicator: str, as_json: bool, **dims) -> None:
     """Settle a disagreement: the agreed scores of a run, as a new human score version."""
-    from fintrade_tui.runs.records import RunStore
     from fintrade_tui.stats.annotators import adjudicate as save
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.run_records import RunStore
 
     values = {d: v for d, v in dims.items() if v is not None}
     with open_workspace(obj.cfg.workspace) as ws:

@@ -74,7 +74,7 @@ def export_html(
 ) -> None:
     """Write a case study (RUN_ID... or --question) or a view report (--view) as one
     self-contained HTML file: styles and charts inline, nothing fetched when it is opened."""
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
 
     cfg = obj.cfg
     with obj.connect() as store, open_workspace(cfg.workspace) as ws:
@@ -121,7 +121,7 @@ def _write_view(
     _, table = accuracy_report(ws, scores, source, baseline, resamples)
     cases = failure_cases(ws, set(filters) if filters else None)
     if source:
-        from fintrade_tui.store.workspace import load_questions
+        from fintrade_tui.workspace.questions import load_questions
 
         keep = {q.id for q in load_questions(ws) if q.source == source}
         cases = [c for c in cases if c["question_id"] in keep]
@@ -143,7 +143,7 @@ def export_markdown(
 ) -> None:
     """Write a case study (RUN_ID... or --question) as Markdown, as `x` on Results does."""
     from fintrade_tui.exports.case_study import write_case_study
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
 
     with open_workspace(obj.cfg.workspace) as ws:
         ids = _case_runs(ws, run_ids, question)

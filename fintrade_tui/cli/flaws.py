@@ -12,14 +12,9 @@ from rich.markup import escape
 
 from fintrade_tui.cli import Ctx, emit_json, friendly, main
 from fintrade_tui.cli.output import console, print_table, progress_bars
-from fintrade_tui.judging.flaws import (
-    DETERMINISTIC,
-    FlagStore,
-    deterministic_flags,
-    flag_line,
-    llm_flags,
-)
-from fintrade_tui.questions.model import Question
+from fintrade_tui.judging.flaws import deterministic_flags, flag_line, llm_flags
+from fintrade_tui.workspace.questions import Question
+from fintrade_tui.workspace.screenings import DETERMINISTIC, FlagStore
 
 
 def runs_to_screen(
@@ -31,7 +26,7 @@ def runs_to_screen(
     """Runs named by id or prefix (any status), else the completed runs of this batch and
     question (a benchmark's reference answers left out); oldest first."""
     from fintrade_tui.errors import UserError
-    from fintrade_tui.runs.records import COMPLETED, RunStore
+    from fintrade_tui.workspace.run_records import COMPLETED, RunStore
 
     store = RunStore(ws, read_only=True)
     if run_ids:
@@ -63,7 +58,7 @@ async def screen_runs(
 ) -> list[dict[str, Any]]:
     """Screen each run (the LLM check with `model`, none when None), saving each screening
     as it is done; returns them in `runs` order with the run's question, model, condition."""
-    from fintrade_tui.store.workspace import load_questions
+    from fintrade_tui.workspace.questions import load_questions
 
     store = FlagStore(ws)
     questions = {q.id: q for q in load_questions(ws, ids=sorted({r["question_id"] for r in runs}))}
@@ -110,12 +105,12 @@ async def screen_runs(
 def screen(obj: Ctx, run_ids, batch, question, model, no_llm, concurrency, as_json) -> None:
     """Screen answers for fatal flaws (wrong entity or period, truncated, incomplete;
     unsupported claims and inconsistent conclusions by the LLM check); appends a screening."""
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
 
     cfg = obj.cfg
     name = None if no_llm else (model or cfg.judging.model)
     if name:
-        from fintrade_tui.runs.llm import model_spec
+        from fintrade_tui.models.llm import model_spec
 
         model_spec(cfg, name)  # an unknown model fails before any work
     with open_workspace(cfg.workspace) as ws:

@@ -70,7 +70,7 @@ def runs_import(obj: Ctx, paths, fmt, model, condition, dry_run, as_json) -> Non
     the generic run JSONL. All files in one transaction; importing again adds nothing."""
     from fintrade_tui.imports.formats import read_runs
     from fintrade_tui.imports.load import Planner, write
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
 
     with ExitStack() as stack:
         ws = stack.enter_context(open_workspace(obj.cfg.workspace))
@@ -118,7 +118,7 @@ def _export_filters(fn):
 def runs_export(obj: Ctx, path: Path, fmt, as_json, **filters) -> None:
     """Every selected run with its scores, audit summary and provenance (JSONL re-imports)."""
     from fintrade_tui.exports.runs_table import export_runs
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
 
     with open_workspace(obj.cfg.workspace) as ws:
         n = export_runs(ws, path, _format(path, fmt), filters)
@@ -151,7 +151,7 @@ def scores() -> None:
 def scores_export(obj: Ctx, path: Path, fmt, kind, history, as_json) -> None:
     """Scores with their run's question, model and condition (latest versions by default)."""
     from fintrade_tui.exports.runs_table import export_scores
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
 
     with open_workspace(obj.cfg.workspace) as ws:
         n = export_scores(ws, path, _format(path, fmt), kind, history)

@@ -11,7 +11,7 @@ from rich.markup import escape
 from fintrade_tui.cli import Ctx, emit_json, friendly
 from fintrade_tui.cli.output import console, print_table
 from fintrade_tui.cli.questions import questions
-from fintrade_tui.questions.item_audit import CRITERIA
+from fintrade_tui.workspace.audits import CRITERIA
 
 
 def _criterion_options(fn):
@@ -38,8 +38,9 @@ def _pct(p: float | None) -> str | None:
 @friendly
 def audit(obj: Ctx, qid: str, annotator: str, note: str | None, as_json: bool, **values) -> None:
     """Audit one benchmark item on five criteria (a new version; the old ones stay)."""
-    from fintrade_tui.questions.item_audit import ItemAuditStore, audit_record
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.questions.item_audit import audit_record
+    from fintrade_tui.workspace.audits import ItemAuditStore
+    from fintrade_tui.workspace.connection import open_workspace
 
     with open_workspace(obj.cfg.workspace) as ws:
         row = ItemAuditStore(ws).save(qid, annotator, note, **values)
@@ -66,8 +67,10 @@ def audit(obj: Ctx, qid: str, annotator: str, note: str | None, as_json: bool, *
 @friendly
 def audit_report(obj: Ctx, only_failing: bool, annotator: str | None, as_json: bool) -> None:
     """Pass rates of the item audit per criterion and overall (Core = passes all five)."""
-    from fintrade_tui.questions.item_audit import ItemAuditStore, failing, pass_rates
-    from fintrade_tui.store.workspace import open_workspace, question_ids
+    from fintrade_tui.questions.item_audit import failing, pass_rates
+    from fintrade_tui.workspace.audits import ItemAuditStore
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.questions import question_ids
 
     with open_workspace(obj.cfg.workspace, read_only=True) as ws:
         audits = ItemAuditStore(ws, read_only=True).latest(annotator)
@@ -125,7 +128,7 @@ def audit_report(obj: Ctx, only_failing: bool, annotator: str | None, as_json: b
 def audit_export(obj: Ctx, path: Path, core_only: bool, annotator: str | None) -> None:
     """Write the audited Core set (or every audited item) as JSONL with each item's audit."""
     from fintrade_tui.questions.item_audit import export_jsonl
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
 
     with open_workspace(obj.cfg.workspace, read_only=True) as ws:
         n = export_jsonl(ws, path, core_only, annotator)

@@ -56,8 +56,8 @@ def judge(
     imported runs without calling any model (--with-llm: the judge too)."""
     from fintrade_tui.errors import UserError
     from fintrade_tui.judging.session import check_protocol, judge_runs, runs_to_judge
-    from fintrade_tui.runs.llm import model_spec
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.models.llm import model_spec
+    from fintrade_tui.workspace.connection import open_workspace
 
     cfg = obj.cfg
     ids = [p.strip() for p in run_ids.split(",") if p.strip()] if run_ids else None
@@ -106,7 +106,7 @@ def _rescore(
     """`judge --rescore`: the matcher and the audit in one transaction, then (--with-llm) the
     judge on the same runs, each of its scores saved as it arrives (as `judge` saves them)."""
     from fintrade_tui.judging import rescore as rs
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
 
     cfg, judged = obj.cfg, None
     with open_workspace(cfg.workspace) as ws:
@@ -170,9 +170,9 @@ def _judged(r: dict[str, Any]) -> dict[str, Any]:
 def score(obj: Ctx, run_id: str, prefer, worse, note, annotator, blind, as_json, **dims) -> None:
     """Record a human score for a run (an edit appends a new version; history is kept)."""
     from fintrade_tui.errors import UserError
-    from fintrade_tui.judging.annotations import Score, ScoreStore
-    from fintrade_tui.runs.records import RunStore
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.run_records import RunStore
+    from fintrade_tui.workspace.scores import Score, ScoreStore
 
     if not any(dims.values()) and not prefer:
         raise UserError("score", "nothing to record", "give --accuracy ... or --prefer")
@@ -263,7 +263,7 @@ def report(
     from fintrade_tui.stats.agreement import agreement_table
     from fintrade_tui.stats.annotators import annotator_agreement, annotator_rows, human_scores
     from fintrade_tui.stats.tables import flatten, to_markdown
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
 
     if as_json and markdown:
         from fintrade_tui.errors import UserError
@@ -402,8 +402,9 @@ def tournament(obj: Ctx, question_id: str, model: str | None, as_json: bool) -> 
     from fintrade_tui.errors import UserError
     from fintrade_tui.judging.judge import pair_judge
     from fintrade_tui.judging.tournament import round_robin
-    from fintrade_tui.runs.records import COMPLETED, RunStore
-    from fintrade_tui.store.workspace import get_question, open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.questions import get_question
+    from fintrade_tui.workspace.run_records import COMPLETED, RunStore
 
     with open_workspace(obj.cfg.workspace) as ws:
         q = get_question(ws, question_id)

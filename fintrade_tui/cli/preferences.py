@@ -32,9 +32,9 @@ CHOICES = {"a": "A", "b": "B", "tie": "tie"}
 @friendly
 def prefer(obj: Ctx, run_a: str, run_b: str, choice: str, annotator, note, as_json) -> None:
     """Record which of two runs of one question is better (appended; the newest counts)."""
-    from fintrade_tui.judging.preferences import Preference, PreferenceStore
-    from fintrade_tui.runs.records import RunStore
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.preferences import Preference, PreferenceStore
+    from fintrade_tui.workspace.run_records import RunStore
 
     with open_workspace(obj.cfg.workspace) as ws:
         runs = RunStore(ws)
@@ -68,11 +68,12 @@ def prefer(obj: Ctx, run_a: str, run_b: str, choice: str, annotator, note, as_js
 @friendly
 def preferences(obj: Ctx, judge: str | None, annotator: str | None, as_json: bool) -> None:
     """Agreement of human pairwise preferences with the LLM judge, per comparison."""
-    from fintrade_tui.judging.preferences import PreferenceStore, judge_missing
-    from fintrade_tui.runs.llm import model_spec
-    from fintrade_tui.runs.records import RunStore
+    from fintrade_tui.judging.preferences import judge_missing
+    from fintrade_tui.models.llm import model_spec
     from fintrade_tui.stats.preference_agreement import agreement_table
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.preferences import PreferenceStore
+    from fintrade_tui.workspace.run_records import RunStore
 
     cfg = obj.cfg
     name = judge or cfg.judging.model
@@ -83,7 +84,7 @@ def preferences(obj: Ctx, judge: str | None, annotator: str | None, as_json: boo
         prefs = store.latest(annotator)
         if judge:
             model_spec(cfg, name)  # an unknown judge: one line naming models:
-            from fintrade_tui.runs import llm
+            from fintrade_tui.models import llm
 
             llm.litellm()
             with progress_bars(as_json) as reporter:

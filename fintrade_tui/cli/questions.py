@@ -11,7 +11,7 @@ from rich.markup import escape
 
 from fintrade_tui.cli import Ctx, emit_json, friendly, main
 from fintrade_tui.cli.output import console, print_table
-from fintrade_tui.questions.model import Question
+from fintrade_tui.workspace.questions import Question
 
 IMPORTED = ("fintradebench", "jsonl", "secque", "finar")  # sources resolved from their text
 
@@ -83,7 +83,7 @@ def import_(obj: Ctx, path: Path, fmt: str | None, as_json: bool) -> None:
     """Import a question file (format detected unless --format), resolve it, store it."""
     from fintrade_tui.imports.reference import save_questions_with_references
     from fintrade_tui.questions.importers import read_questions
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
 
     items = _resolve_all(obj, read_questions(path, fmt))  # all parsed before anything is written
     with open_workspace(obj.cfg.workspace) as ws:
@@ -106,7 +106,8 @@ def import_(obj: Ctx, path: Path, fmt: str | None, as_json: bool) -> None:
 @friendly
 def list_(obj: Ctx, category, ticker, status, source, as_json: bool) -> None:
     """Questions in the workspace, filtered."""
-    from fintrade_tui.store.workspace import load_questions, open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.questions import load_questions
 
     with open_workspace(obj.cfg.workspace, read_only=True) as ws:
         items = load_questions(ws, category, ticker and ticker.upper(), status, source)
@@ -135,7 +136,8 @@ def list_(obj: Ctx, category, ticker, status, source, as_json: bool) -> None:
 @friendly
 def show(obj: Ctx, qid: str, as_json: bool) -> None:
     """One question: resolution, golden indicators, oracle evidence, reference answer."""
-    from fintrade_tui.store.workspace import get_question, open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.questions import get_question
 
     with open_workspace(obj.cfg.workspace, read_only=True) as ws:
         q = get_question(ws, qid)
@@ -185,7 +187,8 @@ def show(obj: Ctx, qid: str, as_json: bool) -> None:
 def export(obj: Ctx, path: Path, source: str | None) -> None:
     """Write the workspace's questions as JSONL (the format `questions import` reads back)."""
     from fintrade_tui.questions.importers import write_jsonl
-    from fintrade_tui.store.workspace import load_questions, open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.questions import load_questions
 
     with open_workspace(obj.cfg.workspace, read_only=True) as ws:
         items = load_questions(ws, source=source)
@@ -207,7 +210,8 @@ def scale(
     """Deterministic variants of each seed over other companies and quarters, screened."""
     from fintrade_tui.cli import parse_day
     from fintrade_tui.questions.scale import scale_seed
-    from fintrade_tui.store.workspace import load_questions, open_workspace, save_questions
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.questions import load_questions, save_questions
 
     seed = obj.cfg.questions.scale_seed if rng_seed is None else rng_seed
     with open_workspace(obj.cfg.workspace) as ws:
@@ -246,7 +250,8 @@ def scale(
 def finar(obj: Ctx, ticker: str, fiscal_year: int, as_json: bool) -> None:
     """FinAR-style tasks (extraction, indicators, reasoning) from a company's 10-K facts."""
     from fintrade_tui.questions.finar import finar_tasks
-    from fintrade_tui.store.workspace import open_workspace, save_questions
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.questions import save_questions
 
     with obj.connect() as con:
         items = finar_tasks(con, ticker.upper(), fiscal_year)
@@ -266,7 +271,8 @@ def finar(obj: Ctx, ticker: str, fiscal_year: int, as_json: bool) -> None:
 @friendly
 def refresh(obj: Ctx) -> None:
     """Resolve every stored question again (after a new ingest or a new reference date)."""
-    from fintrade_tui.store.workspace import load_questions, open_workspace, save_questions
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.questions import load_questions, save_questions
 
     with open_workspace(obj.cfg.workspace) as ws:
         imported = [q for q in load_questions(ws) if q.source in IMPORTED]

@@ -17,8 +17,8 @@ from rich.markup import escape
 from fintrade_tui.cli import Ctx, emit_json, friendly, main
 from fintrade_tui.cli.output import console, print_table, progress_bars
 from fintrade_tui.errors import UserError
-from fintrade_tui.runs.evidence import CONDITIONS, LABELS
 from fintrade_tui.safe_text import printable
+from fintrade_tui.workspace.evidence import CONDITIONS, LABELS
 
 
 def _conditions(value: str | None, default: list[str]) -> list[str]:
@@ -36,8 +36,8 @@ def _say(quiet: bool):
 @contextmanager
 def _workspace(obj: Ctx, quiet: bool, tickers_for_rag: list[str] | None = None) -> Iterator:
     """Store, question bank and (for RAG) index made ready; yields the workspace connection."""
-    from fintrade_tui.runs.readiness import ensure_questions, ensure_store
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.application.readiness import ensure_questions, ensure_store
+    from fintrade_tui.workspace.connection import open_workspace
 
     cfg = obj.cfg
     with progress_bars(quiet) as reporter:
@@ -48,7 +48,7 @@ def _workspace(obj: Ctx, quiet: bool, tickers_for_rag: list[str] | None = None) 
 
 
 def _index_for(obj: Ctx, tickers: list[str], quiet: bool) -> None:
-    from fintrade_tui.runs.readiness import ensure_index
+    from fintrade_tui.application.readiness import ensure_index
 
     with progress_bars(quiet) as reporter:
         ensure_index(obj.cfg, sorted(set(tickers)), _say(quiet), reporter)
@@ -65,14 +65,14 @@ def _index_for(obj: Ctx, tickers: list[str], quiet: bool) -> None:
 @friendly
 def ask(obj: Ctx, question_id: str, conditions, model, level, best_of, as_json: bool) -> None:
     """Answer one question under several evidence conditions at once, streamed and stored."""
-    from fintrade_tui.runs.records import RunStore
     from fintrade_tui.runs.runner import Runner, RunSpec
-    from fintrade_tui.store.workspace import get_question
+    from fintrade_tui.workspace.questions import get_question
+    from fintrade_tui.workspace.run_records import RunStore
 
     cfg = obj.cfg
     conds = _conditions(conditions, cfg.runs.conditions)
     name = model or cfg.runs.default_model
-    from fintrade_tui.runs.llm import model_spec
+    from fintrade_tui.models.llm import model_spec
 
     model_spec(cfg, name)  # fail before any work on an unknown model
     with _workspace(obj, as_json) as ws:
@@ -210,7 +210,7 @@ def _print_runs(rows: list[dict[str, Any]], title: str, drop: tuple[str, ...] = 
 
 
 def _select_questions(ws, pattern: str, category: str | None, limit: int | None) -> list:
-    from fintrade_tui.store.workspace import load_questions
+    from fintrade_tui.workspace.questions import load_questions
 
     pats = [p.strip() for p in pattern.split(",") if p.strip()]
     items = [
@@ -263,9 +263,9 @@ def run_batch(
     as_json,
 ):
     """Run a benchmark headless: questions × models × conditions, resumable."""
-    from fintrade_tui.runs.llm import model_spec
-    from fintrade_tui.runs.records import RunStore
+    from fintrade_tui.models.llm import model_spec
     from fintrade_tui.runs.runner import Runner, RunSpec
+    from fintrade_tui.workspace.run_records import RunStore
 
     cfg = obj.cfg
     conds = _conditions(conditions, cfg.runs.conditions)
@@ -297,7 +297,7 @@ def _run_here(ws, cfg, specs, batch: str, concurrency: int | None, as_json: bool
     (or a JSON line per finished run) that counts a run once its record is stored."""
     from fintrade_tui.runs import batch as batches
     from fintrade_tui.runs.runner import Runner
-    from fintrade_tui.runs.write_behind import BufferedRunStore
+    from fintrade_tui.workspace.write_behind import BufferedRunStore
 
     lock = threading.Lock()
     ended: dict[str, tuple] = {}  # run id -> (spec, end), waiting for its group
@@ -388,8 +388,8 @@ def runs() -> None:
 @friendly
 def runs_list(obj: Ctx, question, model, condition, status, batch, origin, limit, as_json) -> None:
     """Recent runs, newest first."""
-    from fintrade_tui.runs.records import RunStore
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.run_records import RunStore
 
     with open_workspace(obj.cfg.workspace, read_only=True) as ws:
         store = RunStore(ws, read_only=True)
@@ -407,8 +407,8 @@ def runs_list(obj: Ctx, question, model, condition, status, batch, origin, limit
 @friendly
 def runs_show(obj: Ctx, run_id: str, as_json: bool) -> None:
     """One run: prompt, evidence, answer and measurements (an id prefix is enough)."""
-    from fintrade_tui.runs.records import RunStore
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.run_records import RunStore
 
     with open_workspace(obj.cfg.workspace, read_only=True) as ws:
         r = RunStore(ws, read_only=True).get(run_id)

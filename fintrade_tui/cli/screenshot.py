@@ -55,10 +55,10 @@ def screenshot(
     """Draw SCREEN (universe, company, questions, arena, results) headlessly to an SVG.
 
     Default file: <store folder>/exports/screenshot-SCREEN[-TICKER].svg."""
+    from fintrade_tui.application.readiness import ensure_questions, ensure_store
     from fintrade_tui.ingest.http import write_atomic
-    from fintrade_tui.runs.readiness import ensure_questions, ensure_store
-    from fintrade_tui.store.workspace import open_workspace
     from fintrade_tui.ui.screenshots import screen_args, shoot
+    from fintrade_tui.workspace.connection import open_workspace
 
     cfg = obj.cfg
     # bad options fail before the store is built or the workspace touched

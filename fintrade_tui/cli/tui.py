@@ -44,8 +44,8 @@ def prepare(cfg: Any) -> None:
     """What the explorer needs before it opens (`tui`, and `serve` once for every tab): a
     keymap that names real bindings, the store, and on a fresh clone the bundle's seed
     questions in the workspace; progress on stderr."""
-    from fintrade_tui.runs.readiness import ensure_questions, ensure_store
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.application.readiness import ensure_questions, ensure_store
+    from fintrade_tui.workspace.connection import open_workspace
 
     check_keymap(cfg.ui.keymap, cfg.source_file or "config.yaml")
     say = lambda msg: click.echo(msg, err=True)  # noqa: E731

@@ -14,10 +14,10 @@ from typing import Any
 import duckdb
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.judging.annotations import ScoreStore
 from fintrade_tui.judging.failures import latest_audits, natural_key
-from fintrade_tui.runs.records import RunStore
-from fintrade_tui.store.workspace import load_questions
+from fintrade_tui.workspace.questions import load_questions
+from fintrade_tui.workspace.run_records import RunStore
+from fintrade_tui.workspace.scores import ScoreStore
 
 
 @dataclass
@@ -79,7 +79,7 @@ def load_case(
     questions = {q.id: q for q in load_questions(ws_con, ids=qids)}
     prefs: list[dict[str, Any]] = []
     if preferences:
-        from fintrade_tui.judging.preferences import PreferenceStore
+        from fintrade_tui.workspace.preferences import PreferenceStore
 
         wanted = set(ids)
         prefs = [

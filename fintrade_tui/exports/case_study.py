@@ -16,11 +16,11 @@ from typing import Any
 
 import duckdb
 
+from fintrade_tui import redact
 from fintrade_tui.config import Config
 from fintrade_tui.exports.case_data import load_case, resolve_runs
-from fintrade_tui.judging.annotations import DIMENSIONS
-from fintrade_tui.runs import redact
-from fintrade_tui.runs.evidence import LABELS
+from fintrade_tui.workspace.evidence import LABELS
+from fintrade_tui.workspace.scores import DIMENSIONS
 
 DASH = "—"
 

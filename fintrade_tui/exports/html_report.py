@@ -21,13 +21,13 @@ from typing import Any
 
 import duckdb
 
+from fintrade_tui import redact
 from fintrade_tui.config import Config
 from fintrade_tui.exports.case_data import CaseData, add_companies, load_case, resolve_runs
 from fintrade_tui.exports.case_study import fmt_value
-from fintrade_tui.judging.annotations import DIMENSIONS
-from fintrade_tui.runs import redact
-from fintrade_tui.runs.evidence import LABELS
 from fintrade_tui.safe_text import printable
+from fintrade_tui.workspace.evidence import LABELS
+from fintrade_tui.workspace.scores import DIMENSIONS
 
 TEMPLATES = Path(__file__).parent / "templates"
 ITEM_FIELDS = ("id", "track", "title", "text", "ticker", "available_from", "meta")

@@ -17,11 +17,11 @@ from typing import Any
 
 import duckdb
 
-from fintrade_tui.judging.annotations import DIMENSIONS, ScoreStore
+from fintrade_tui import redact
 from fintrade_tui.judging.failures import latest_audits
-from fintrade_tui.runs import redact
-from fintrade_tui.runs.records import RunStore, dumps
-from fintrade_tui.store.workspace import load_questions
+from fintrade_tui.workspace.questions import load_questions
+from fintrade_tui.workspace.run_records import RunStore, dumps
+from fintrade_tui.workspace.scores import DIMENSIONS, ScoreStore
 
 FILTERS = ("question", "model", "condition", "origin", "status", "batch", "source", "ids")
 RUN_COLUMNS = [

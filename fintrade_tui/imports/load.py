@@ -19,10 +19,9 @@ import duckdb
 
 from fintrade_tui.errors import UserError
 from fintrade_tui.imports.record import ExternalRun, Judgment
-from fintrade_tui.judging.annotations import KINDS, Score, ScoreStore, append_scores
-from fintrade_tui.questions.model import RESOLVED, Question
-from fintrade_tui.runs.records import FINISHED, RunStore, insert_runs
-from fintrade_tui.store.workspace import insert_questions, question_ids
+from fintrade_tui.workspace.questions import RESOLVED, Question, insert_questions, question_ids
+from fintrade_tui.workspace.run_records import FINISHED, RunStore, insert_runs
+from fintrade_tui.workspace.scores import KINDS, Score, ScoreStore, append_scores
 
 # the file's condition name (lower case, runs of space/dash as "_") -> ours
 CONDITION_ALIASES = {

@@ -11,7 +11,7 @@ import duckdb
 
 from fintrade_tui.imports.load import FileReport, Planner, write
 from fintrade_tui.imports.record import ExternalRun
-from fintrade_tui.questions.model import Question
+from fintrade_tui.workspace.questions import Question
 
 REFERENCE = "reference"
 WITH_REFERENCE = ("fintradebench",)  # sources whose reference answers are expert answers

@@ -20,8 +20,8 @@ from fintrade_tui.errors import UserError
 from fintrade_tui.judging.finance_numbers import Figure, figures
 from fintrade_tui.questions.companies import CompanyIndex, Mention
 from fintrade_tui.questions.indicators import KIND, LABEL, SYNONYMS
-from fintrade_tui.questions.model import Question
 from fintrade_tui.store.queries import snapshot
+from fintrade_tui.workspace.questions import Question
 
 SUPPORTED, CONTRADICTED, NOT_FOUND = "SUPPORTED", "CONTRADICTED", "NOT_FOUND"
 

@@ -21,9 +21,9 @@ from typing import Any
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
 from fintrade_tui.judging.manipulation import neutralize
-from fintrade_tui.questions.model import Question
-from fintrade_tui.runs.evidence import EvidenceItem
 from fintrade_tui.runs.prompts import defang
+from fintrade_tui.workspace.evidence import EvidenceItem
+from fintrade_tui.workspace.questions import Question
 
 COMMON_K = 8  # retrieved passages (filing and market) in the canonical evidence
 COMMON_TOKENS = 3000  # their token budget

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from fintrade_tui.retrieval.chunks import approx_tokens
+from fintrade_tui.workspace.evidence import approx_tokens
 
 # a markdown heading or a bold line that opens the closing section
 _CLOSING = re.compile(

@@ -17,10 +17,17 @@ from typing import Any
 
 import duckdb
 
-from fintrade_tui.judging.annotations import DIMENSIONS, ScoreStore, credit, mean_by_run
-from fintrade_tui.runs.evidence import CONDITIONS, LABELS
-from fintrade_tui.runs.records import CANCELLED, COMPLETED, ERROR, INTERRUPTED, TIMEOUT, RunStore
-from fintrade_tui.store.workspace import load_questions
+from fintrade_tui.workspace.evidence import CONDITIONS, LABELS
+from fintrade_tui.workspace.questions import load_questions
+from fintrade_tui.workspace.run_records import (
+    CANCELLED,
+    COMPLETED,
+    ERROR,
+    INTERRUPTED,
+    TIMEOUT,
+    RunStore,
+)
+from fintrade_tui.workspace.scores import DIMENSIONS, ScoreStore, credit, mean_by_run
 
 FILTERS = (
     "rag_worse",
@@ -365,7 +372,7 @@ def failure_cases(
     if "oracle_flip" in wanted:
         out += _oracle_flip(runs, labels, judge, questions)
     if "fatal_flaw" in wanted:
-        from fintrade_tui.judging.flaws import FlagStore
+        from fintrade_tui.workspace.screenings import FlagStore
 
         out += _fatal_flaw(runs, FlagStore(ws_con, read_only=True).latest(), questions)
     by_question: dict[str, list[dict[str, Any]]] = {}

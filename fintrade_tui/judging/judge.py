@@ -22,13 +22,13 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, conint
 
 from fintrade_tui.config import Config
-from fintrade_tui.judging.annotations import DIMENSIONS, Score
 from fintrade_tui.judging.common_evidence import CommonEvidence
 from fintrade_tui.judging.panel import REASON
+from fintrade_tui.models import llm
 from fintrade_tui.questions.indicators import canonical
-from fintrade_tui.questions.model import Question
-from fintrade_tui.runs import llm
 from fintrade_tui.runs.prompts import defang, fill_template
+from fintrade_tui.workspace.questions import Question
+from fintrade_tui.workspace.scores import DIMENSIONS, Score
 
 TEMPLATES = Path(__file__).with_name("templates") / "judge.yaml"
 COMMON_TEMPLATES = TEMPLATES.with_name("judge_common.yaml")

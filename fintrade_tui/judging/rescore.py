@@ -30,11 +30,11 @@ import duckdb
 
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
-from fintrade_tui.judging.annotations import Score, ScoreStore, append_scores
 from fintrade_tui.judging.answer_checks import check_match, mode_for, reference_for
 from fintrade_tui.judging.answer_match import EQUAL, IN_RANGE, MODES, NO_REFERENCE
-from fintrade_tui.runs.records import COMPLETED, RunStore
-from fintrade_tui.store.workspace import load_questions
+from fintrade_tui.workspace.questions import load_questions
+from fintrade_tui.workspace.run_records import COMPLETED, RunStore
+from fintrade_tui.workspace.scores import Score, ScoreStore, append_scores
 
 MATCH_KIND, MATCHER = "match", "matcher"  # the score kind and annotator re-scoring writes
 CORRECT = (EQUAL, IN_RANGE)  # verdicts labelled correct; no_reference gets no label

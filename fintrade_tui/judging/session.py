@@ -14,7 +14,12 @@ import duckdb
 
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
-from fintrade_tui.judging.annotations import (
+from fintrade_tui.judging.breakdown import breakdown
+from fintrade_tui.judging.judge import JudgeInput, judge_run, panel_run
+from fintrade_tui.store.db import connect
+from fintrade_tui.workspace.questions import load_questions
+from fintrade_tui.workspace.run_records import COMPLETED, RunStore
+from fintrade_tui.workspace.scores import (
     DIMENSIONS,
     LABEL_RUBRIC,
     PROTOCOLS,
@@ -22,11 +27,6 @@ from fintrade_tui.judging.annotations import (
     credit,
     mean_by_run,
 )
-from fintrade_tui.judging.breakdown import breakdown
-from fintrade_tui.judging.judge import JudgeInput, judge_run, panel_run
-from fintrade_tui.runs.records import COMPLETED, RunStore
-from fintrade_tui.store.db import connect
-from fintrade_tui.store.workspace import load_questions
 
 
 def audit_run(cfg: Config, run: dict[str, Any], q: Any) -> dict[str, Any] | None:

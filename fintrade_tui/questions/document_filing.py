@@ -19,7 +19,7 @@ from typing import Any
 
 from fintrade_tui.questions.fiscal import FiscalCalendar
 from fintrade_tui.questions.knowable import ESTIMATED, FILING, Knowable
-from fintrade_tui.questions.model import Question
+from fintrade_tui.workspace.questions import Question
 
 TABLE_QA_SOURCES = ("finqa", "convfinqa", "tatqa")
 _ESTIMATED = "date estimated: {end} (fiscal year end) + {lag} days"

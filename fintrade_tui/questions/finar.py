@@ -22,7 +22,7 @@ import duckdb
 
 from fintrade_tui.errors import UserError
 from fintrade_tui.fundamentals.concepts import FLOWS, STOCKS
-from fintrade_tui.questions.model import Question
+from fintrade_tui.workspace.questions import Question
 
 SOURCE = "finar_generated"
 ANNUAL_DAYS = (350, 380)

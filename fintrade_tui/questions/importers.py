@@ -41,8 +41,8 @@ from pathlib import Path
 from typing import Any
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.questions.model import Question
 from fintrade_tui.questions.table_qa import TABLE_QA_FORMATS, TABLE_QA_READERS, detect_table_qa
+from fintrade_tui.workspace.questions import Question
 
 FORMATS = ("fintradebench", "jsonl", "secque", "finar", *TABLE_QA_FORMATS)
 FORMAT_FIX = "pass --format " + "|".join(FORMATS)

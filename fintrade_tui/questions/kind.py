@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 
 from fintrade_tui.questions.indicators import KIND, map_indicators
-from fintrade_tui.questions.model import Question
+from fintrade_tui.workspace.questions import Question
 
 FUNDAMENTALS, TRADING, HYBRID, DOCUMENT_QA = "fundamentals", "trading", "hybrid", "document_qa"
 KINDS = (FUNDAMENTALS, TRADING, HYBRID, DOCUMENT_QA)

@@ -20,8 +20,8 @@ from typing import Any
 
 from fintrade_tui.questions.fiscal import FiscalCalendar, FiscalPeriod
 from fintrade_tui.questions.kind import DOCUMENT_QA
-from fintrade_tui.questions.model import Question, extra_date_field
 from fintrade_tui.questions.timephrases import TimeRef
+from fintrade_tui.workspace.questions import Question, extra_date_field
 
 GIVEN_KEYS = ("as_of", "question_date", "filing_date", "date")
 BENCHMARK, FILING, ESTIMATED, TEXT = "benchmark", "filing", "estimated", "text"

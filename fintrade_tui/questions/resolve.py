@@ -16,17 +16,10 @@ from fintrade_tui.questions.fiscal import FiscalCalendar
 from fintrade_tui.questions.indicators import KIND, map_indicators
 from fintrade_tui.questions.kind import question_kind
 from fintrade_tui.questions.knowable import knowable
-from fintrade_tui.questions.model import (
-    FULL,
-    NONE,
-    PARTIAL,
-    RESOLVED,
-    UNRESOLVED,
-    Question,
-)
 from fintrade_tui.questions.supplied import supplied_evidence
 from fintrade_tui.questions.timephrases import resolve_time
 from fintrade_tui.store.queries import snapshot
+from fintrade_tui.workspace.questions import FULL, NONE, PARTIAL, RESOLVED, UNRESOLVED, Question
 
 LAG_DAYS = 90  # the config's default fundamentals.estimated_lag_days
 STALE_DAYS = 7  # a signal older than this at `as_of` (no trading since) does not cover it

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-from fintrade_tui.questions.model import RESOLVED, Question
+from fintrade_tui.workspace.questions import RESOLVED, Question
 
 
 def aapl_fy2024(store: Path, qid: str = "SAMPLE-AAPL-FY2024") -> Question:

@@ -15,9 +15,9 @@ from datetime import date
 
 from fintrade_tui.questions.companies import index_members, scan_filter
 from fintrade_tui.questions.indicators import KIND, LABEL
-from fintrade_tui.questions.model import FULL, RESOLVED, Question
 from fintrade_tui.questions.resolve import Resolver
 from fintrade_tui.questions.timephrases import describe, resolve_time
+from fintrade_tui.workspace.questions import FULL, RESOLVED, Question
 
 MAX_TRIES = 40  # candidates examined per seed before giving up
 MIN_SCAN_MEMBERS = 3  # a market-scan variant needs at least this many fully covered members

@@ -25,7 +25,7 @@ import re
 from datetime import date
 from typing import Any
 
-from fintrade_tui.questions.model import Question, extra_date
+from fintrade_tui.workspace.questions import Question, extra_date
 
 _TAGS = re.compile(r"<[^>]+>")
 _WORDS = re.compile(r"[a-z0-9][a-z0-9.,%$]*")

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.questions.model import Question
+from fintrade_tui.workspace.questions import Question
 
 TABLE_QA_FORMATS = ("finqa", "convfinqa", "tatqa")
 KIND = "document_qa"  # kind.py step 0: the question is about the document it comes with

@@ -31,11 +31,3 @@ class Chunk:
     source_path: str = ""
     char_start: int = 0  # offsets of `text` within `parent_text`
     char_end: int = 0
-
-
-def approx_tokens(text: str) -> int:
-    """Word pieces, approximately: words and punctuation marks (BERT-style tokenizers split
-    about this finely on English prose; numbers split further)."""
-    import re
-
-    return len(re.findall(r"\w+|[^\w\s]", text))

@@ -23,7 +23,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from fintrade_tui.retrieval.chunks import Chunk, approx_tokens
+from fintrade_tui.retrieval.chunks import Chunk
+from fintrade_tui.workspace.evidence import approx_tokens
 
 MIN_SECTION_CHARS = 200
 RUNNING_MIN = 10  # a line this frequent in one filing is a running header

@@ -23,8 +23,8 @@ import numpy as np
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
 from fintrade_tui.retrieval import recency as _recency
-from fintrade_tui.retrieval.chunks import approx_tokens
 from fintrade_tui.retrieval.index import Index
+from fintrade_tui.workspace.evidence import approx_tokens
 
 MODES = ("dense", "text", "hybrid", "hybrid_rerank")
 RRF_K = 60  # the usual reciprocal-rank-fusion constant

@@ -1,2 +1,2 @@
-"""Runs room: model registry, the offline local provider, evidence conditions, TELeR prompts,
-the streaming core, run records and batch runs. Heavy libraries (litellm, llama.cpp) load lazily."""
+"""Runs room: the evidence conditions, TELeR prompts, the streaming runner and the batch engines
+(local and Ray), over the workspace's records and the models room's resolved models."""

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fintrade_tui.runs import llm
+from fintrade_tui.models import llm
 from fintrade_tui.runs.runner import RunEvent, Runner, RunSpec, drain
 
 

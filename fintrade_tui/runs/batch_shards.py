@@ -21,8 +21,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from fintrade_tui.questions.model import Question
 from fintrade_tui.runs.runner import RunSpec
+from fintrade_tui.workspace.questions import Question
 
 _DATES = ("as_of", "window_start", "window_end")
 SPEC_COLUMNS = ["key", "batch", "question", "condition", "model", "level", "best_of"]

@@ -24,11 +24,10 @@ from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
 from fintrade_tui.fundamentals.concepts import RATIOS
 from fintrade_tui.questions.indicators import KIND
-from fintrade_tui.questions.model import Question
-from fintrade_tui.retrieval.chunks import approx_tokens
-from fintrade_tui.runs.evidence import CONDITIONS, Evidence, EvidenceItem
 from fintrade_tui.runs.indicator_rag import indicator_items, some_names
 from fintrade_tui.runs.tools import long_label
+from fintrade_tui.workspace.evidence import CONDITIONS, Evidence, EvidenceItem, approx_tokens
+from fintrade_tui.workspace.questions import Question
 
 # retrieval's one-line errors for "nothing indexed" (the only ones that become notes)
 NOT_INDEXED = "has nothing in the retrieval index"

@@ -31,8 +31,8 @@ from typing import Any
 
 import duckdb
 
-from fintrade_tui.runs.evidence import EvidenceItem, item_tokens
 from fintrade_tui.runs.indicator_rag import some_names
+from fintrade_tui.workspace.evidence import EvidenceItem, item_tokens
 
 WINDOW = 252  # trading days fitted: one year, enough for a trend, short enough to be current
 MIN_DAYS = 60  # fewer closes than this: no forecast (the ETS fit is not meaningful)

@@ -13,11 +13,10 @@ import duckdb
 
 from fintrade_tui.errors import UserError
 from fintrade_tui.fundamentals.concepts import RATIOS
-from fintrade_tui.questions.model import Question
-from fintrade_tui.retrieval.chunks import approx_tokens
-from fintrade_tui.runs.evidence import EvidenceItem
 from fintrade_tui.runs.tools import cross_section
 from fintrade_tui.store.queries import fundamentals_as_of, signals_between
+from fintrade_tui.workspace.evidence import EvidenceItem, approx_tokens
+from fintrade_tui.workspace.questions import Question
 
 # Indicator-RAG's standard set: the paper's Table 6 signals (plus adj_close, the price under them)
 # fmt: off

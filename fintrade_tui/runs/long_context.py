@@ -14,8 +14,8 @@ from typing import Any
 
 import duckdb
 
-from fintrade_tui.runs.evidence import EvidenceItem, item_tokens
 from fintrade_tui.runs.indicator_rag import some_names
+from fintrade_tui.workspace.evidence import EvidenceItem, item_tokens
 
 
 def eligible_filings(

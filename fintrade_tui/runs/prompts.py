@@ -26,9 +26,8 @@ import yaml
 
 from fintrade_tui.errors import UserError
 from fintrade_tui.questions.kind import KINDS, question_kind
-from fintrade_tui.questions.model import Question
-from fintrade_tui.retrieval.chunks import approx_tokens
-from fintrade_tui.runs.evidence import Evidence, EvidenceItem
+from fintrade_tui.workspace.evidence import Evidence, EvidenceItem, approx_tokens
+from fintrade_tui.workspace.questions import Question
 
 LEVELS = ("L1", "L2", "L3", "L4", "L5", "L6")
 CITED_LEVELS = ("L5", "L6")  # evidence labelled [E1]... with a duty to cite

@@ -23,8 +23,8 @@ from typing import Any
 from fintrade_tui.config import Config
 from fintrade_tui.runs import batch_shards as shards_io
 from fintrade_tui.runs.batch import BatchSummary, plan_keyed
-from fintrade_tui.runs.records import ERROR
 from fintrade_tui.runs.runner import Runner, RunSpec
+from fintrade_tui.workspace.run_records import ERROR
 
 SHARD_RUNS = 8  # runs per spec shard by default: a kill loses at most the shards in flight
 Progress = Callable[[dict[str, int]], None]
@@ -38,8 +38,8 @@ class RunWorker:
     def __init__(self, cfg: Config, workers: int, setup: Callable[[], None] | None = None) -> None:
         import duckdb
 
-        from fintrade_tui.runs import deployments, llm
-        from fintrade_tui.runs.records import RunStore
+        from fintrade_tui.models import deployments, llm
+        from fintrade_tui.workspace.run_records import RunStore
 
         if setup is not None:  # tests and benchmarks register their scripted providers
             setup()
@@ -88,7 +88,7 @@ class RunWorker:
         return run_id or ""
 
     def _error_row(self, key: str, spec: RunSpec, exc: Exception, run_id: str | None) -> str:
-        from fintrade_tui.runs import llm
+        from fintrade_tui.models import llm
 
         if run_id is None:
             run_id = self.runs.start(

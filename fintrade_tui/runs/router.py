@@ -9,8 +9,8 @@ import re
 
 from fintrade_tui.questions.companies import scan_filter
 from fintrade_tui.questions.indicators import KIND, SYNONYMS
-from fintrade_tui.questions.model import Question
 from fintrade_tui.runs.tools import DEFAULT_NAMES, MAX_CALLS, SCREEN_TOP
+from fintrade_tui.workspace.questions import Question
 
 # cues the router also reads, beyond indicators.SYNONYMS: words questions use for what an
 # indicator measures ("profitable", "balance sheet"); a trailing * matches any word ending

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fintrade_tui.config import Config
+from fintrade_tui.models import llm
 from fintrade_tui.questions.kind import question_kind
-from fintrade_tui.questions.model import Question
-from fintrade_tui.runs import llm
-from fintrade_tui.runs.evidence import CONDITIONS, Evidence
-from fintrade_tui.runs.records import CANCELLED, COMPLETED, ERROR, TIMEOUT, RunStore
 from fintrade_tui.store.db import connect
+from fintrade_tui.workspace.evidence import CONDITIONS, Evidence
+from fintrade_tui.workspace.questions import Question
+from fintrade_tui.workspace.run_records import CANCELLED, COMPLETED, ERROR, TIMEOUT, RunStore
 
 MAX_TOOL_ROUNDS = 4
 
@@ -94,7 +94,7 @@ class Runner:
             )
         m = llm.model_spec(self.cfg, spec.model)
         if spec.condition == "rag" and spec.question.tickers and self.build_index:
-            from fintrade_tui.runs.readiness import ensure_index
+            from fintrade_tui.application.readiness import ensure_index
 
             # a fresh workspace (the TUI's first RAG run): index the question's tickers once
             tickers = list(spec.question.tickers)

@@ -20,9 +20,9 @@ from fintrade_tui.errors import UserError
 from fintrade_tui.fundamentals.concepts import RATIOS
 from fintrade_tui.questions.companies import index_members
 from fintrade_tui.questions.indicators import KIND, LABEL, SYNONYMS, canonical
-from fintrade_tui.runs.evidence import EvidenceItem
 from fintrade_tui.signals.compute import SIGNALS
 from fintrade_tui.store.queries import best_many, check_ticker, fundamentals_as_of
+from fintrade_tui.workspace.evidence import EvidenceItem
 
 MAX_WINDOW_ROWS = 60
 MAX_CALLS = 12

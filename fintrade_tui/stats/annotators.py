@@ -31,7 +31,7 @@ def is_adjudication(score: dict[str, Any]) -> bool:
 
 def human_scores(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """The latest ok human score of every (run, annotator), adjudications left out."""
-    from fintrade_tui.judging.annotations import ScoreStore
+    from fintrade_tui.workspace.scores import ScoreStore
 
     return [s for s in ScoreStore(ws).latest(kind="human") if not is_adjudication(s)]
 
@@ -128,8 +128,8 @@ def disagreements(rows: list[dict[str, Any]], gap: int = GAP) -> list[dict[str, 
 def disagreement_view(ws: duckdb.DuckDBPyConnection, gap: int = GAP) -> list[dict[str, Any]]:
     """`disagreements` over the workspace's human scores, with each run's question, model,
     condition and answer (what the adjudicator reads)."""
-    from fintrade_tui.judging.annotations import ScoreStore
-    from fintrade_tui.runs.records import RunStore
+    from fintrade_tui.workspace.run_records import RunStore
+    from fintrade_tui.workspace.scores import ScoreStore
 
     rows = ScoreStore(ws).latest(kind="human")
     runs = {r["id"]: r for r in RunStore(ws).list(limit=1_000_000)}
@@ -151,7 +151,7 @@ def adjudicate(
     annotator ``adjudicator``, the reason in its note, the annotators' scores in
     ``detail.adjudication``. Returns the stored row."""
     from fintrade_tui.errors import UserError
-    from fintrade_tui.judging.annotations import Score, ScoreStore
+    from fintrade_tui.workspace.scores import Score, ScoreStore
 
     if not reason or not reason.strip():
         raise UserError("adjudication", "gives no reason", "say why, e.g. --reason '...'")

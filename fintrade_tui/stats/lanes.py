@@ -15,9 +15,9 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from fintrade_tui.runs.evidence import LABELS
 from fintrade_tui.stats.paired import _finite, bootstrap_ci, holm, paired_tests, stars
 from fintrade_tui.stats.tables import CATEGORIES, _order_conditions, category_columns
+from fintrade_tui.workspace.evidence import LABELS
 
 ALL = "All"
 DEFAULT_PROTOCOL = "per_condition"  # scores from before protocols existed were judged so
@@ -54,10 +54,10 @@ def run_scores(
     ``category``, ``source``, ``question_id``, ``protocol`` and ``score`` = the mean over the
     four rubric dimensions (of the latest ok scores; each dimension averaged over annotators
     first). An adjudicated dimension (see stats.annotators) replaces the annotators' scores."""
-    from fintrade_tui.judging.annotations import DIMENSIONS, ScoreStore
     from fintrade_tui.judging.session import run_fields
-    from fintrade_tui.runs.records import COMPLETED, RunStore
-    from fintrade_tui.store.workspace import load_questions
+    from fintrade_tui.workspace.questions import load_questions
+    from fintrade_tui.workspace.run_records import COMPLETED, RunStore
+    from fintrade_tui.workspace.scores import DIMENSIONS, ScoreStore
 
     latest = ScoreStore(ws).latest(kind=kind, protocol=None)  # every protocol, kept apart
     if not latest:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fintrade_tui.runs.evidence import CONDITIONS, LABELS
+from fintrade_tui.workspace.evidence import CONDITIONS, LABELS
 
 TIE = "tie"
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from fintrade_tui.runs.evidence import CONDITIONS, LABELS
 from fintrade_tui.stats.paired import _finite, bootstrap_ci, holm, paired_tests, stars
+from fintrade_tui.workspace.evidence import CONDITIONS, LABELS
 
 CATEGORIES = ("F", "T", "FT")  # FinTradeBench's: always shown together when any is present
 COLUMNS = (*CATEGORIES, "overall")

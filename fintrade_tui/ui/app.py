@@ -53,7 +53,7 @@ class FinTradeApp(WorkspaceRefresh, App):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        from fintrade_tui.store.sharing import set_wait
+        from fintrade_tui.workspace.sharing import set_wait
 
         self.cfg = cfg
         set_wait(cfg.workspace_wait)
@@ -82,7 +82,7 @@ class FinTradeApp(WorkspaceRefresh, App):
         """A cursor on the workspace (questions, runs, scores), opened read-write once."""
         with self._lock:
             if self._workspace is None:
-                from fintrade_tui.store.workspace import open_workspace
+                from fintrade_tui.workspace.connection import open_workspace
 
                 self._workspace = open_workspace(self.cfg.workspace)
             return self._workspace.cursor()

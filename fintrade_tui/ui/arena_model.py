@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from fintrade_tui.judging.annotations import DIMENSIONS
-from fintrade_tui.runs.evidence import CONDITIONS, LABELS
+from fintrade_tui.workspace.evidence import CONDITIONS, LABELS
+from fintrade_tui.workspace.scores import DIMENSIONS
 
 LEVELS = ("L1", "L2", "L3", "L4", "L5", "L6")
 T = TypeVar("T")
@@ -170,7 +170,7 @@ def warm_litellm() -> None:
     modules lazily on the UI's event loop and stall it for ~250 ms."""
     import asyncio
 
-    from fintrade_tui.runs import llm
+    from fintrade_tui.models import llm
 
     lm = llm.litellm()
 

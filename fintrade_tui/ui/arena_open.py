@@ -115,9 +115,9 @@ class ArenaOpening:
         self._warm()
 
     def _load_blocking(self) -> dict[str, Any]:
-        from fintrade_tui.judging.annotations import ScoreStore
-        from fintrade_tui.runs.records import RunStore
-        from fintrade_tui.store.workspace import get_question, load_questions
+        from fintrade_tui.workspace.questions import get_question, load_questions
+        from fintrade_tui.workspace.run_records import RunStore
+        from fintrade_tui.workspace.scores import ScoreStore
 
         con = self.app.workspace_connection()
         out: dict[str, Any] = {"runs": RunStore(con), "scores": ScoreStore(con), "records": []}
@@ -163,7 +163,7 @@ class ArenaOpening:
 
     @work(exclusive=True, group="arena-load", exit_on_error=False)
     async def _load_questions(self) -> None:
-        from fintrade_tui.store.workspace import load_questions
+        from fintrade_tui.workspace.questions import load_questions
 
         try:
             self._open_picker(_lines(await asyncio.to_thread(self._cursor_do, load_questions)))
@@ -179,7 +179,7 @@ class ArenaOpening:
 
     @work(exclusive=True, group="arena-load", exit_on_error=False)
     async def _open_question(self, qid: str) -> None:
-        from fintrade_tui.store.workspace import get_question
+        from fintrade_tui.workspace.questions import get_question
 
         try:
             q = await asyncio.to_thread(self._cursor_do, lambda cur: get_question(cur, qid))
@@ -207,8 +207,8 @@ class ArenaOpening:
         starts warm. Another question cancels it between steps; a failure only says so."""
         import threading
 
-        from fintrade_tui.runs import llm
-        from fintrade_tui.runs.readiness import prepare
+        from fintrade_tui.application.readiness import prepare
+        from fintrade_tui.models import llm
 
         panes = self.panes()
         models = [p.model or self.model for p in panes]

@@ -9,9 +9,9 @@ from typing import Any
 import duckdb
 from rich.text import Text
 
-from fintrade_tui.judging.annotations import DIMENSIONS
 from fintrade_tui.safe_text import plain, printable
 from fintrade_tui.ui.arena_model import audit_rows, disagreements, prf_line, scores_text
+from fintrade_tui.workspace.scores import DIMENSIONS
 
 VERDICT_STYLE = {"SUPPORTED": "green", "CONTRADICTED": "bold red", "NOT_FOUND": "yellow"}
 
@@ -19,10 +19,10 @@ VERDICT_STYLE = {"SUPPORTED": "green", "CONTRADICTED": "bold red", "NOT_FOUND": 
 def screened_flags(app: Any, run_id: str) -> list[dict[str, Any]]:
     """The flags of a run's latest screening; a completed run never screened is screened
     now by the deterministic checks (the store's company names when the app has a store)."""
-    from fintrade_tui.judging.flaws import DETERMINISTIC, FlagStore, deterministic_flags
-    from fintrade_tui.questions.model import Question
-    from fintrade_tui.runs.records import COMPLETED, RunStore
-    from fintrade_tui.store.workspace import load_questions
+    from fintrade_tui.judging.flaws import deterministic_flags
+    from fintrade_tui.workspace.questions import Question, load_questions
+    from fintrade_tui.workspace.run_records import COMPLETED, RunStore
+    from fintrade_tui.workspace.screenings import DETERMINISTIC, FlagStore
 
     # this thread's own cursors: the shared connection refuses a second call at once
     ws, con = app.workspace(), (app.store() if app.cfg.store.exists() else None)

@@ -57,8 +57,8 @@ ANNOTATOR_HEADERS = ("Dimension", "Annotators", "n", "κ (quad)", "α (ord)", "E
 
 def lane_cells(r: dict[str, Any]) -> list[str]:
     """One lane-table row as the Results screen shows it."""
-    from fintrade_tui.runs.evidence import LABELS
     from fintrade_tui.stats.lanes import fmt_ci, fmt_num, fmt_p, fmt_wtl
+    from fintrade_tui.workspace.evidence import LABELS
 
     return [
         r["model"],
@@ -74,7 +74,7 @@ def lane_cells(r: dict[str, Any]) -> list[str]:
 
 def lane_label(r: dict[str, Any], width: int = 22) -> str:
     """A forest-plot row's y label: model · condition · lane, shortened to fit."""
-    from fintrade_tui.runs.evidence import LABELS
+    from fintrade_tui.workspace.evidence import LABELS
 
     text = f"{r['model']} · {LABELS.get(r['condition'], r['condition'])} · {r['lane']}"
     return text if len(text) <= width else text[: width - 1] + "…"
@@ -96,7 +96,7 @@ def annotator_cells(row: dict[str, Any]) -> list[str]:
 
 def accuracy_note(table: dict[str, Any], kind: str, judges: list[dict[str, Any]]) -> str:
     """The line under the accuracy matrix: what % is, Δ, the marks, who judged."""
-    from fintrade_tui.runs.evidence import LABELS
+    from fintrade_tui.workspace.evidence import LABELS
 
     base = LABELS.get(table["baseline"], table["baseline"])
     what = {

@@ -11,7 +11,7 @@ from typing import Any
 from textual import work
 from textual.message import Message
 
-from fintrade_tui.store.workspace_watch import WorkspaceChange, WorkspaceWatch
+from fintrade_tui.workspace.watch import WorkspaceChange, WorkspaceWatch
 
 TICK = 0.25  # seconds between looks (a stat): a change shows within TICK plus the reload
 SETTLE = 2.0  # at most one notice (and one refresh) per SETTLE s while another process writes

@@ -18,9 +18,9 @@ from click.testing import CliRunner
 
 from fintrade_tui.cli import main
 from fintrade_tui.config import Config
-from fintrade_tui.runs.records import RunStore
 from fintrade_tui.stats.tables import fmt_cell
-from fintrade_tui.store.workspace import open_workspace
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.run_records import RunStore
 from tests.unit.test_html_export import _cfg_file, case_cfg  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.browser

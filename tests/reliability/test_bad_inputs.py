@@ -23,9 +23,9 @@ import pytest
 from click.testing import CliRunner
 
 from fintrade_tui.cli import main
-from fintrade_tui.questions.model import Question
 from fintrade_tui.store.db import current
-from fintrade_tui.store.workspace import open_workspace, save_questions
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.questions import Question, save_questions
 
 ROOT = Path(__file__).resolve().parents[2]
 STORE = ROOT / "data" / "fintrade.duckdb"  # read only: every case proves it untouched

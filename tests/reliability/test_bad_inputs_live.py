@@ -20,11 +20,11 @@ import pytest
 
 from fintrade_tui.config import Config, ModelConfig, load_config
 from fintrade_tui.judging.judge import JudgeInput, judge_run, panel_run
-from fintrade_tui.questions.model import RESOLVED, Question
-from fintrade_tui.runs import llm
-from fintrade_tui.runs.records import RunStore
+from fintrade_tui.models import llm, providers
 from fintrade_tui.runs.runner import Runner, RunSpec, drain
-from fintrade_tui.store.workspace import open_workspace, save_questions
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.questions import RESOLVED, Question, save_questions
+from fintrade_tui.workspace.run_records import RunStore
 from tests.reliability.test_bad_inputs import DEEP, HAS_STORE, STORE
 
 needs_store = pytest.mark.skipif(not HAS_STORE, reason="no current store at data/fintrade.duckdb")
@@ -92,8 +92,8 @@ class Script:
         class Provider(CustomLLM):
             async def astreaming(self, model: str, messages: list, **_: Any):
                 for text in cls.chunks[model.split("/")[-1]]:
-                    yield llm.stream_chunk(text)
-                yield llm.stream_chunk("", finished=True)
+                    yield providers.stream_chunk(text)
+                yield providers.stream_chunk("", finished=True)
 
             async def acompletion(self, model: str, messages: list, **_: Any):
                 name = model.split("/")[-1]
@@ -104,7 +104,7 @@ class Script:
                 return ModelResponse(model=model, choices=[{"index": 0, "message": msg}])
 
         llm.litellm()
-        llm.register_provider("badin", Provider())
+        providers.register_provider("badin", Provider())
 
 
 def _question(qid: str = "B1", text: str = "Is Apple profitable?") -> Question:

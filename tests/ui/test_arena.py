@@ -12,15 +12,15 @@ from typing import Any
 import pytest
 
 from fintrade_tui.config import Config, ModelConfig
-from fintrade_tui.judging.annotations import ScoreStore
-from fintrade_tui.questions.model import Question
+from fintrade_tui.models import llm, providers
 from fintrade_tui.questions.samples import aapl_fy2024
-from fintrade_tui.runs import llm
-from fintrade_tui.runs.evidence import CONDITIONS as CONDITIONS_ORDER
-from fintrade_tui.runs.records import RunStore
 from fintrade_tui.ui import arena_model as core
 from fintrade_tui.ui.app import FinTradeApp
 from fintrade_tui.ui.screenshots import tables_measured
+from fintrade_tui.workspace.evidence import CONDITIONS as CONDITIONS_ORDER
+from fintrade_tui.workspace.questions import Question
+from fintrade_tui.workspace.run_records import RunStore
+from fintrade_tui.workspace.scores import ScoreStore
 from tests.conftest import needs_bundle
 
 pytestmark = needs_bundle
@@ -49,8 +49,8 @@ class _Slow:
             async def astreaming(self, model: str, messages: list, **_: Any):
                 for word in ANSWER.split(" "):
                     await asyncio.sleep(0.15)
-                    yield llm.stream_chunk(word + " ")
-                yield llm.stream_chunk("", finished=True)
+                    yield providers.stream_chunk(word + " ")
+                yield providers.stream_chunk("", finished=True)
 
         return Provider()
 
@@ -58,7 +58,7 @@ class _Slow:
 @pytest.fixture(scope="module")
 def slow_provider() -> None:
     llm.litellm()
-    llm.register_provider("arena-slow", _Slow.make())
+    providers.register_provider("arena-slow", _Slow.make())
 
 
 def _question(built_store: Config) -> Question:
@@ -67,7 +67,8 @@ def _question(built_store: Config) -> Question:
 
 @pytest.fixture
 def cfg(built_store: Config, tmp_path: Path) -> Config:
-    from fintrade_tui.store.workspace import open_workspace, save_questions
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.questions import save_questions
 
     models = {
         "mock": ModelConfig(
@@ -428,9 +429,9 @@ async def test_a_local_model_reads_the_question_while_the_analyst_does(
 ) -> None:
     """Opening a question starts the local model (SmolLM2 here) and has it read the opening
     its prompts share; `r` then reads only the rest, and the answer still streams."""
-    from fintrade_tui.runs import llama_engine, local
-    from fintrade_tui.runs.evidence import Evidence
+    from fintrade_tui.models import llama_engine, local
     from fintrade_tui.runs.prompts import build_prompt
+    from fintrade_tui.workspace.evidence import Evidence
 
     cfg.models["tiny"] = built_store.models["local-tiny"]
     cfg.runs = cfg.runs.model_copy(update={"default_model": "tiny", "conditions": ["no_rag"]})

@@ -4,7 +4,7 @@ labelled "common", stored beside (never over) the per-condition scores of `j`.""
 from __future__ import annotations
 
 from fintrade_tui.config import Config
-from fintrade_tui.judging.annotations import ScoreStore
+from fintrade_tui.workspace.scores import ScoreStore
 from tests.conftest import needs_bundle
 from tests.ui.test_arena import ArenaApp, cfg, settle  # noqa: F401  (cfg: the fixture)
 

@@ -18,11 +18,12 @@ from fintrade_tui.config import Config
 from fintrade_tui.questions.importers import read_questions
 from fintrade_tui.questions.resolve import Resolver
 from fintrade_tui.runs.conditions import ConditionContext, build_evidence
-from fintrade_tui.runs.records import RunStore
 from fintrade_tui.runs.runner import _evidence_json  # how a run stores its evidence
 from fintrade_tui.store.db import connect
-from fintrade_tui.store.workspace import open_workspace, save_questions
 from fintrade_tui.ui.evidence import EvidencePanel, PassageScreen
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.questions import save_questions
+from fintrade_tui.workspace.run_records import RunStore
 from tests.ui.test_arena import ArenaApp, settle
 
 FINQA = Path(__file__).parents[1] / "data" / "external" / "finqa" / "train_sample.json"

@@ -10,8 +10,8 @@ from fintrade_tui.screens import prefer as prefer_screen
 from textual.widgets import Static
 
 from fintrade_tui.config import Config
-from fintrade_tui.judging.preferences import PreferenceStore, first_shown_as_b
-from fintrade_tui.runs.evidence import LABELS
+from fintrade_tui.workspace.evidence import LABELS
+from fintrade_tui.workspace.preferences import PreferenceStore, first_shown_as_b
 from tests.conftest import needs_bundle
 from tests.ui.test_arena import ArenaApp, cfg, settle  # noqa: F401  (cfg: the fixture)
 

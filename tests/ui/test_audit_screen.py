@@ -11,9 +11,9 @@ import pytest
 from textual.widgets import DataTable, Input, Markdown, Select, Static
 
 from fintrade_tui.config import Config
-from fintrade_tui.questions.item_audit import CRITERIA, ItemAuditStore
-from fintrade_tui.questions.model import Question
 from fintrade_tui.ui.app import FinTradeApp
+from fintrade_tui.workspace.audits import CRITERIA, ItemAuditStore
+from fintrade_tui.workspace.questions import Question
 
 AUDIT = {
     "clarity": "minor",
@@ -26,7 +26,8 @@ AUDIT = {
 
 @pytest.fixture
 def cfg(tmp_path: Path) -> Config:
-    from fintrade_tui.store.workspace import open_workspace, save_questions
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.questions import save_questions
 
     c = Config(bundle=tmp_path, store=tmp_path / "st.duckdb", workspace=tmp_path / "ws.duckdb")
     with open_workspace(c.workspace) as ws:

@@ -11,7 +11,6 @@ import pytest
 
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
-from fintrade_tui.questions.model import Question
 from fintrade_tui.store.company import (
     CHART_FIELDS,
     LEAD_DAYS,
@@ -26,8 +25,9 @@ from fintrade_tui.store.company import (
     universe,
 )
 from fintrade_tui.store.queries import fundamentals_as_of, signals_between, snapshot
-from fintrade_tui.store.workspace import open_workspace, save_questions
 from fintrade_tui.ui.screenshots import tables_measured
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.questions import Question, save_questions
 from tests.conftest import BUNDLE
 
 # -- core ----------------------------------------------------------------------------------

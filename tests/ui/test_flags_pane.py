@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from fintrade_tui.config import Config, ModelConfig, load_config
-from fintrade_tui.judging.flaws import Flag, FlagStore
-from fintrade_tui.questions.model import RESOLVED, Question
-from fintrade_tui.runs.records import COMPLETED, RunStore
-from fintrade_tui.store.workspace import open_workspace, save_questions
 from fintrade_tui.ui.app import FinTradeApp
 from fintrade_tui.ui.panes import AnswerPane
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.questions import RESOLVED, Question, save_questions
+from fintrade_tui.workspace.run_records import COMPLETED, RunStore
+from fintrade_tui.workspace.screenings import Flag, FlagStore
 from tests.conftest import BUNDLE, needs_bundle, write_config
 from tests.ui.test_arena import JUDGE, ArenaApp, settle
 

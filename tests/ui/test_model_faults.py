@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 
 from fintrade_tui.config import Config, ModelConfig
+from fintrade_tui.models import llm, providers
 from fintrade_tui.questions.samples import aapl_fy2024
-from fintrade_tui.runs import llm
-from fintrade_tui.runs.records import RunStore
 from fintrade_tui.ui.app import FinTradeApp
 from fintrade_tui.ui.faults import fault, tidy
+from fintrade_tui.workspace.run_records import RunStore
 from tests.conftest import needs_bundle
 from tests.ui.test_arena import until
 
@@ -45,15 +45,15 @@ def _provider() -> Any:
                 raise litellm.InternalServerError("upstream exploded", "faulty", model)
             if mode == "cut":
                 for part in PARTIAL:
-                    yield llm.stream_chunk(part)
+                    yield providers.stream_chunk(part)
                 raise litellm.APIConnectionError("connection reset by peer", "faulty", model)
             words = [w + " " for w in ANSWER.split(" ")]
-            yield llm.stream_chunk(words[0])
+            yield providers.stream_chunk(words[0])
             if model == "good":
                 await GATE["good"].wait()
             for w in words[1:]:
-                yield llm.stream_chunk(w)
-            yield llm.stream_chunk("", finished=True)
+                yield providers.stream_chunk(w)
+            yield providers.stream_chunk("", finished=True)
 
     return Scripted()
 
@@ -61,12 +61,13 @@ def _provider() -> Any:
 @pytest.fixture(scope="module", autouse=True)
 def faulty_provider() -> None:
     llm.litellm()
-    llm.register_provider("faulty", _provider())
+    providers.register_provider("faulty", _provider())
 
 
 @pytest.fixture
 def cfg(built_store: Config, tmp_path: Path) -> Config:
-    from fintrade_tui.store.workspace import open_workspace, save_questions
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.questions import save_questions
 
     models = {
         "bad": ModelConfig(model="faulty/bad"),

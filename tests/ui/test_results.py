@@ -20,12 +20,12 @@ from textual.worker import WorkerFailed
 from fintrade_tui.config import Config
 from fintrade_tui.judging.failures import FILTERS
 from fintrade_tui.judging.session import agreement_pairs, score_rows
-from fintrade_tui.runs.evidence import LABELS
 from fintrade_tui.stats.agreement import agreement_table
 from fintrade_tui.stats.tables import COLUMNS, accuracy_table, fmt_cell, shown_conditions
-from fintrade_tui.store.workspace import open_workspace
 from fintrade_tui.ui.app import FinTradeApp
 from fintrade_tui.ui.screenshots import tables_measured
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.evidence import LABELS
 from tests.unit.test_failures_export import EXPECTED, QUESTIONS, populate
 
 SIZE = (160, 48)

@@ -15,12 +15,12 @@ from sklearn.metrics import cohen_kappa_score
 from textual.widgets import DataTable, Input, Static
 
 from fintrade_tui.config import Config, load_config
-from fintrade_tui.judging.annotations import ScoreStore
 from fintrade_tui.stats.lanes import workspace_lanes
-from fintrade_tui.store.workspace import open_workspace
 from fintrade_tui.ui.app import FinTradeApp
 from fintrade_tui.ui.lanes_view import ForestPlot, LanesPane
 from fintrade_tui.ui.results_text import lane_cells
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.scores import ScoreStore
 from tests.conftest import BUNDLE, write_config
 from tests.ui.test_results import SIZE, _cells, settle
 from tests.unit.test_annotators import _second_annotator

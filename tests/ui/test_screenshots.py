@@ -142,7 +142,7 @@ async def test_shoot_from_a_worker_thread_of_a_running_explorer(ui_cfg: Config) 
 @pytest.fixture
 def cli_config(built_store: Config, tmp_path: Path) -> Path:
     """A config file on the session store with a hand-populated workspace of its own."""
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
 
     ws = tmp_path / "ws.duckdb"
     with open_workspace(ws) as con:

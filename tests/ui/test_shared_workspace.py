@@ -18,8 +18,8 @@ from textual.widgets import DataTable
 
 from benchmarks import synthetic_runs
 from fintrade_tui.config import Config
-from fintrade_tui.store.workspace import open_workspace
 from fintrade_tui.ui.app import FinTradeApp
+from fintrade_tui.workspace.connection import open_workspace
 from tests.conftest import BUNDLE, write_config
 from tests.ui.test_results import SIZE, settle
 from tests.unit.test_failures_export import populate

@@ -220,7 +220,8 @@ def test_walk_through_the_explorer_in_tmux(walk_config: Path, tmp_path: Path, bu
         term.close()
 
     # what the screens said, checked against the workspace the walk left
-    from fintrade_tui.store.workspace import load_questions, open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.questions import load_questions
 
     with open_workspace(tmp_path / "workspace.duckdb") as ws:
         bank_now = load_questions(ws)

@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 from fintrade_tui.config import Config, ModelConfig
-from fintrade_tui.questions.model import Question
 from fintrade_tui.store.company import quarters
-from fintrade_tui.store.workspace import open_workspace, save_questions
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.questions import Question, save_questions
 from tests.conftest import BUNDLE, write_config
 from tests.ui.test_company import settle
 
@@ -67,8 +67,8 @@ def _ids(screen: Any) -> list[str]:
 
 # -- 1. bare `fintrade-tui` -----------------------------------------------------------------
 def test_bare_command_opens_the_explorer_like_tui(tmp_path: Path, monkeypatch) -> None:
+    from fintrade_tui.application import readiness
     from fintrade_tui.cli import main
-    from fintrade_tui.runs import readiness
     from fintrade_tui.ui.app import FinTradeApp
 
     opened: list[tuple[str, Path, str]] = []
@@ -281,18 +281,18 @@ async def test_escape_on_a_streaming_arena_warns_first(cfg: Config) -> None:
 
     from litellm import CustomLLM
 
-    from fintrade_tui.runs import llm
+    from fintrade_tui.models import llm, providers
     from fintrade_tui.ui.app import FinTradeApp
 
     class Slow(CustomLLM):
         async def astreaming(self, model: str, messages: list, **_: Any):
             for word in ANSWER.split(" ") * 20:
                 await asyncio.sleep(0.1)
-                yield llm.stream_chunk(word + " ")
-            yield llm.stream_chunk("", finished=True)
+                yield providers.stream_chunk(word + " ")
+            yield providers.stream_chunk("", finished=True)
 
     llm.litellm()
-    llm.register_provider("walk-slow", Slow())
+    providers.register_provider("walk-slow", Slow())
     cfg.models["slow"] = ModelConfig(model="walk-slow/x")
     app = FinTradeApp(cfg, model="slow", start="questions")
     async with app.run_test(size=(160, 48)) as pilot:

@@ -18,7 +18,6 @@ from sklearn.metrics import cohen_kappa_score
 
 from fintrade_tui.cli import main
 from fintrade_tui.errors import UserError
-from fintrade_tui.judging.annotations import Score, ScoreStore
 from fintrade_tui.stats.annotators import (
     adjudicate,
     annotator_agreement,
@@ -27,7 +26,8 @@ from fintrade_tui.stats.annotators import (
     human_scores,
     krippendorff_alpha,
 )
-from fintrade_tui.store.workspace import open_workspace
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.scores import Score, ScoreStore
 from tests.conftest import BUNDLE, write_config
 from tests.unit.test_failures_export import populate
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from fintrade_tui.judging.answer_checks import check_answer, mode_for, reference_for, scale_hint
 from fintrade_tui.questions.importers import read_questions
-from fintrade_tui.questions.model import Question
+from fintrade_tui.workspace.questions import Question
 
 EXTERNAL = Path(__file__).parents[1] / "data" / "external"
 FINQA = EXTERNAL / "finqa" / "train_sample.json"

@@ -7,8 +7,8 @@ from datetime import date
 import pytest
 
 from fintrade_tui.judging.audit import _indicators, audit, summary_line
-from fintrade_tui.questions.model import Question
 from fintrade_tui.store.queries import snapshot
+from fintrade_tui.workspace.questions import Question
 from tests.conftest import needs_bundle
 
 pytestmark = needs_bundle

@@ -7,8 +7,8 @@ from __future__ import annotations
 from fintrade_tui.config import Config
 from fintrade_tui.judging.audit import summary_line
 from fintrade_tui.judging.session import audit_run, supplied_texts
-from fintrade_tui.questions.model import Question
 from fintrade_tui.ui.arena_model import audit_rows
+from fintrade_tui.workspace.questions import Question
 
 EXCERPT = "Capital expenditures (in millions): 2023 | 1,577; 2022 | 1,402."
 Q = Question(

@@ -16,8 +16,9 @@ from click.testing import CliRunner
 
 from fintrade_tui.cli import main
 from fintrade_tui.questions.importers import read_questions
-from fintrade_tui.runs.records import RunStore
-from fintrade_tui.store.workspace import open_workspace, save_questions
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.questions import save_questions
+from fintrade_tui.workspace.run_records import RunStore
 from tests.conftest import BUNDLE, write_config
 
 NUMERIC = ("arithmetic", "count")

@@ -17,17 +17,17 @@ from fintrade_tui.cli import main
 from fintrade_tui.config import Config, load_config
 from fintrade_tui.errors import UserError
 from fintrade_tui.judging import common_evidence
-from fintrade_tui.judging.annotations import Score, ScoreStore, mean_by_run
 from fintrade_tui.judging.common_evidence import ORACLE_ONLY, build_common
 from fintrade_tui.judging.session import agreement_pairs, judge_runs, score_rows
-from fintrade_tui.questions.model import RESOLVED, Question
+from fintrade_tui.models import llm, providers
 from fintrade_tui.questions.resolve import Resolver
 from fintrade_tui.retrieval.index import Index
-from fintrade_tui.runs import llm
 from fintrade_tui.runs.prompts import defang
-from fintrade_tui.runs.records import COMPLETED, RunStore
 from fintrade_tui.runs.runner import Runner, RunSpec, drain
-from fintrade_tui.store.workspace import open_workspace, save_questions
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.questions import RESOLVED, Question, save_questions
+from fintrade_tui.workspace.run_records import COMPLETED, RunStore
+from fintrade_tui.workspace.scores import Score, ScoreStore, mean_by_run
 from tests.conftest import needs_bundle, write_config
 
 TEN_K = "0000320193-24-000123"  # AAPL's 10-K filed 2024-11-01
@@ -65,7 +65,7 @@ class Recorder:
                 )
 
         llm.litellm()
-        llm.register_provider("recorder", Provider())
+        providers.register_provider("recorder", Provider())
 
 
 def _question(qid: str, ticker: str) -> Question:
@@ -139,7 +139,7 @@ def test_no_rag_and_rag_judged_under_both_protocols(setup, monkeypatch) -> None:
     cfg, path, qs = setup
     q = qs["C-AAPL"]
     # the small index already holds what this test retrieves: no indexing of the rest
-    monkeypatch.setattr("fintrade_tui.runs.readiness.ensure_index", lambda *a, **k: None)
+    monkeypatch.setattr("fintrade_tui.application.readiness.ensure_index", lambda *a, **k: None)
     built = []
     real = common_evidence.build_common
     monkeypatch.setattr(
@@ -252,7 +252,7 @@ def test_a_ticker_the_index_lacks_gives_the_oracle_part_alone(setup) -> None:
 def test_protocol_identity_and_old_rows(tmp_path: Path) -> None:
     path = tmp_path / "old.duckdb"
     with duckdb.connect(str(path)) as con:  # a workspace from before protocols
-        from fintrade_tui.runs.records import SCHEMA as RUNS
+        from fintrade_tui.workspace.run_records import SCHEMA as RUNS
 
         con.execute(RUNS)
         con.execute(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fintrade_tui.judging.conclusion import conclusion
-from fintrade_tui.retrieval.chunks import approx_tokens
+from fintrade_tui.workspace.evidence import approx_tokens
 
 WORKING = "\n\n".join(
     f"Step {i}: the ratio was {i}.5% in the quarter, as filed." for i in range(80)

@@ -15,16 +15,15 @@ from fintrade_tui.config import Config, load_config
 from fintrade_tui.errors import UserError
 from fintrade_tui.questions.importers import read_questions
 from fintrade_tui.questions.indicators import KIND
-from fintrade_tui.questions.model import RESOLVED, Question
 from fintrade_tui.questions.resolve import Resolver
-from fintrade_tui.retrieval.chunks import approx_tokens
 from fintrade_tui.retrieval.index import Index
 from fintrade_tui.runs.conditions import ConditionContext, build_evidence
-from fintrade_tui.runs.evidence import CONDITIONS
 from fintrade_tui.runs.indicator_rag import TABLE6
 from fintrade_tui.runs.router import route
 from fintrade_tui.runs.tools import MAX_CALLS, TOOL_SPECS, call_tool, tool_item
 from fintrade_tui.store.queries import signals_between, snapshot
+from fintrade_tui.workspace.evidence import CONDITIONS, approx_tokens
+from fintrade_tui.workspace.questions import RESOLVED, Question
 from tests.conftest import BUNDLE, needs_bundle, write_config
 
 pytestmark = needs_bundle

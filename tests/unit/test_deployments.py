@@ -12,7 +12,7 @@ import pytest
 
 from fintrade_tui.config import Config, DeploymentConfig, ModelConfig
 from fintrade_tui.errors import UserError
-from fintrade_tui.runs import deployments, llm
+from fintrade_tui.models import deployments, llm
 
 
 def _entry(**kw) -> ModelConfig:
@@ -124,7 +124,7 @@ def test_the_local_engine_never_imports_ray() -> None:
 
     code = (
         "import sys, fintrade_tui.cli, fintrade_tui.runs.batch, fintrade_tui.runs.runner,"
-        " fintrade_tui.runs.deployments, fintrade_tui.runs.batch_shards,"
+        " fintrade_tui.models.deployments, fintrade_tui.runs.batch_shards,"
         " fintrade_tui.runs.ray_engine; print('ray' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -10,11 +10,11 @@ from datetime import date
 import pytest
 from rich.text import Text
 
-from fintrade_tui.questions.model import RESOLVED, Question
-from fintrade_tui.runs.evidence import Evidence, EvidenceItem
 from fintrade_tui.runs.prompts import build_prompt
 from fintrade_tui.runs.runner import _route_tools
 from fintrade_tui.safe_text import plain, printable
+from fintrade_tui.workspace.evidence import Evidence, EvidenceItem
+from fintrade_tui.workspace.questions import RESOLVED, Question
 from tests.conftest import needs_bundle
 
 ESC = "\x1b"

@@ -15,12 +15,12 @@ import pytest
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
 from fintrade_tui.exports.case_study import write_case_study
-from fintrade_tui.judging.annotations import Score, ScoreStore
 from fintrade_tui.judging.failures import FILTERS, failure_cases
-from fintrade_tui.judging.flaws import DETERMINISTIC, Flag, FlagStore
-from fintrade_tui.questions.model import FULL, PARTIAL, RESOLVED, Question
-from fintrade_tui.runs.records import RunStore
-from fintrade_tui.store.workspace import open_workspace, save_questions
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.questions import FULL, PARTIAL, RESOLVED, Question, save_questions
+from fintrade_tui.workspace.run_records import RunStore
+from fintrade_tui.workspace.scores import Score, ScoreStore
+from fintrade_tui.workspace.screenings import DETERMINISTIC, Flag, FlagStore
 
 QUESTIONS = [
     Question(

@@ -12,8 +12,8 @@ import pytest
 
 from fintrade_tui.config import Config
 from fintrade_tui.questions.filers import FilerDirectory, normalize
-from fintrade_tui.questions.model import Question
 from fintrade_tui.questions.resolve import Resolver
+from fintrade_tui.workspace.questions import Question
 from tests.conftest import BUNDLE
 
 

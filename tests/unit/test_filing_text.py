@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from fintrade_tui.ingest.filings import NAME
-from fintrade_tui.retrieval.chunks import Chunk, approx_tokens
+from fintrade_tui.retrieval.chunks import Chunk
 from fintrade_tui.retrieval.filing_text import (
     children,
     chunk_filing,
@@ -17,6 +17,7 @@ from fintrade_tui.retrieval.filing_text import (
     parents,
     sections,
 )
+from fintrade_tui.workspace.evidence import approx_tokens
 from tests.conftest import AAPL_10K, BUNDLE, needs_bundle
 
 FILINGS = BUNDLE / "fintradebench" / "filings"

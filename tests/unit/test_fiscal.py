@@ -17,8 +17,8 @@ import pytest
 
 from fintrade_tui.questions.fiscal import FiscalCalendar
 from fintrade_tui.questions.importers import read_questions
-from fintrade_tui.questions.model import Question
 from fintrade_tui.questions.resolve import Resolver
+from fintrade_tui.workspace.questions import Question
 from tests.conftest import BUNDLE
 
 DATA = Path(__file__).parent.parent / "data" / "questions"

@@ -19,10 +19,11 @@ from fintrade_tui.config import ModelConfig, load_config
 from fintrade_tui.errors import UserError
 from fintrade_tui.judging import flaws
 from fintrade_tui.judging.failures import FILTERS, failure_cases
-from fintrade_tui.judging.flaws import Flag, FlagStore, deterministic_flags, llm_flags
-from fintrade_tui.questions.model import RESOLVED, Question
-from fintrade_tui.runs.records import COMPLETED, RunStore
-from fintrade_tui.store.workspace import open_workspace, save_questions
+from fintrade_tui.judging.flaws import deterministic_flags, llm_flags
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.questions import RESOLVED, Question, save_questions
+from fintrade_tui.workspace.run_records import COMPLETED, RunStore
+from fintrade_tui.workspace.screenings import Flag, FlagStore
 from tests.conftest import BUNDLE, write_config
 
 AS_OF = date(2025, 6, 30)

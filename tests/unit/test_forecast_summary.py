@@ -17,12 +17,12 @@ from scipy.stats import norm, percentileofscore
 
 from fintrade_tui.config import Config
 from fintrade_tui.questions.importers import read_questions
-from fintrade_tui.questions.model import Question
 from fintrade_tui.questions.resolve import Resolver
 from fintrade_tui.runs.conditions import ConditionContext, build_evidence
-from fintrade_tui.runs.evidence import CONDITIONS, LABELS
 from fintrade_tui.runs.forecast_summary import WINDOW
 from fintrade_tui.runs.prompts import build_prompt
+from fintrade_tui.workspace.evidence import CONDITIONS, LABELS
+from fintrade_tui.workspace.questions import Question
 from tests.conftest import BUNDLE, needs_bundle
 
 pytestmark = needs_bundle

@@ -20,10 +20,10 @@ from fintrade_tui.cli import main
 from fintrade_tui.config import Config
 from fintrade_tui.exports import svg_charts
 from fintrade_tui.exports.html_report import answer_parts, write_case_html
-from fintrade_tui.judging.annotations import Score, ScoreStore
-from fintrade_tui.runs.records import RunStore
 from fintrade_tui.store.db import connect
-from fintrade_tui.store.workspace import open_workspace
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.run_records import RunStore
+from fintrade_tui.workspace.scores import Score, ScoreStore
 from tests.unit.test_failures_export import AUDIT_R02, EXPECTED, RUNS, populate
 
 HOSTILE = (

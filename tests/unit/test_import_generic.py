@@ -21,7 +21,7 @@ from fintrade_tui.cli import main
 from fintrade_tui.config import Config
 from fintrade_tui.imports import generic
 from fintrade_tui.imports.load import Planner, map_condition
-from fintrade_tui.store.workspace import open_workspace
+from fintrade_tui.workspace.connection import open_workspace
 from tests.conftest import BUNDLE, write_config
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "external" / "generic"

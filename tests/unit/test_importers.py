@@ -16,7 +16,7 @@ from fintrade_tui.questions.importers import (
     read_questions,
     write_jsonl,
 )
-from fintrade_tui.questions.model import Question
+from fintrade_tui.workspace.questions import Question
 from tests.conftest import BUNDLE, ROOT
 
 DATA = ROOT / "tests" / "data" / "questions"

@@ -14,9 +14,10 @@ from click.testing import CliRunner
 
 from fintrade_tui.cli import main
 from fintrade_tui.errors import UserError
-from fintrade_tui.questions.item_audit import CRITERIA, ItemAuditStore, failing, pass_rates
-from fintrade_tui.questions.model import Question
-from fintrade_tui.store.workspace import open_workspace, save_questions
+from fintrade_tui.questions.item_audit import failing, pass_rates
+from fintrade_tui.workspace.audits import CRITERIA, ItemAuditStore
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.questions import Question, save_questions
 
 PASS_ALL = {
     "clarity": "pass",

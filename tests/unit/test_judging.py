@@ -19,11 +19,11 @@ from click.testing import CliRunner
 
 from fintrade_tui.cli import main
 from fintrade_tui.config import Config, ModelConfig
-from fintrade_tui.judging.annotations import Score, ScoreStore
 from fintrade_tui.judging.judge import JudgeInput, golden_prf, judge_run
-from fintrade_tui.questions.model import RESOLVED, Question
-from fintrade_tui.runs import llm
-from fintrade_tui.store.workspace import open_workspace
+from fintrade_tui.models import llm, providers
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.questions import RESOLVED, Question
+from fintrade_tui.workspace.scores import Score, ScoreStore
 from tests.conftest import needs_bundle, write_config
 
 pytestmark = needs_bundle
@@ -73,7 +73,7 @@ class Script:
                 )
 
         llm.litellm()
-        llm.register_provider("script", Provider())
+        providers.register_provider("script", Provider())
 
 
 @pytest.fixture
@@ -136,7 +136,7 @@ def test_golden_prf_is_a_real_precision() -> None:
 
 
 def test_human_scores_are_append_only_with_history(judge_cfg: Config) -> None:
-    from fintrade_tui.runs.records import RunStore
+    from fintrade_tui.workspace.run_records import RunStore
 
     with open_workspace(judge_cfg.workspace) as ws:
         rid = RunStore(ws).start({"question_id": "J1", "condition": "rag", "model": "m"})
@@ -159,9 +159,9 @@ def test_a_saved_human_score_survives_sigkill(tmp_path: Path) -> None:
     script = f"""
 import sys, time
 from pathlib import Path
-from fintrade_tui.store.workspace import open_workspace
-from fintrade_tui.runs.records import RunStore
-from fintrade_tui.judging.annotations import Score, ScoreStore
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.run_records import RunStore
+from fintrade_tui.workspace.scores import Score, ScoreStore
 ws = open_workspace(Path({str(ws_path)!r}))
 rid = RunStore(ws).start({{"question_id": "Q", "condition": "rag", "model": "m"}})
 ScoreStore(ws).save(Score(rid, accuracy=4, completeness=2, relevance=5, clarity=1, note="kill"))

@@ -20,8 +20,8 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
+from fintrade_tui import redact
 from fintrade_tui.cli import main
-from fintrade_tui.runs import redact
 from tests.conftest import BUNDLE, ROOT, needs_bundle, write_config
 
 pytestmark = needs_bundle
@@ -72,7 +72,7 @@ def _provider():
     import litellm
     from litellm import CustomLLM
 
-    from fintrade_tui.runs import llm
+    from fintrade_tui.models import llm, providers
 
     class Echo(CustomLLM):
         async def astreaming(self, model: str, messages: list, api_key=None, **_):
@@ -91,8 +91,8 @@ def _provider():
                 _b64(api_key) + " other=",
                 other + " end.",
             ):
-                yield llm.stream_chunk(part)
-            yield llm.stream_chunk("", finished=True)
+                yield providers.stream_chunk(part)
+            yield providers.stream_chunk("", finished=True)
 
         async def acompletion(self, model: str, messages: list, api_key=None, **_):
             RECEIVED.append(api_key)
@@ -131,7 +131,7 @@ def _provider():
         return litellm.ModelResponse(choices=[{"message": {"content": content}}])
 
     llm.litellm()
-    llm.register_provider("echo", Echo())
+    providers.register_provider("echo", Echo())
 
 
 @pytest.fixture(scope="module")
@@ -228,7 +228,7 @@ def test_stream_redaction_holds_a_key_split_across_deltas(monkeypatch) -> None:
 def test_run_records_blank_keys_however_they_arrive(tmp_path: Path, monkeypatch) -> None:
     """records.py is a redaction point of its own: a key in a row written directly, in an
     end state, in an imported row and in a Ray shard landed in bulk is stored as `***`."""
-    from fintrade_tui.runs.records import RunStore, insert_runs
+    from fintrade_tui.workspace.run_records import RunStore, insert_runs
 
     key = "sk-rec-" + secrets.token_hex(10)
     monkeypatch.setenv("FT_REC_API_KEY", key)
@@ -293,7 +293,7 @@ def test_no_key_reaches_db_exports_case_studies_or_output(
     from fintrade_tui.exports.case_study import write_case_study
     from fintrade_tui.exports.runs_table import write_view
     from fintrade_tui.judging.failures import failure_cases
-    from fintrade_tui.store.workspace import open_workspace
+    from fintrade_tui.workspace.connection import open_workspace
 
     cfg = load_config(cfg_path)
     with open_workspace(cfg.workspace) as ws:

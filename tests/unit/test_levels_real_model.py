@@ -12,10 +12,10 @@ import pytest
 
 from fintrade_tui.config import load_config
 from fintrade_tui.errors import UserError
-from fintrade_tui.questions.model import Question
-from fintrade_tui.runs import llm
-from fintrade_tui.runs.evidence import Evidence, EvidenceItem
+from fintrade_tui.models import llm
 from fintrade_tui.runs.prompts import LEVELS, build_prompt
+from fintrade_tui.workspace.evidence import Evidence, EvidenceItem
+from fintrade_tui.workspace.questions import Question
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("FINTRADE_REAL_MODEL") != "1", reason="opt-in: FINTRADE_REAL_MODEL=1"

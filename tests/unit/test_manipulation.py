@@ -111,8 +111,8 @@ async def test_a_gullible_judge_scores_an_injected_answer_as_the_clean_one(
 
     from fintrade_tui.config import load_config
     from fintrade_tui.judging.judge import JudgeInput, judge_run
-    from fintrade_tui.questions.model import Question
-    from fintrade_tui.runs import llm
+    from fintrade_tui.models import llm
+    from fintrade_tui.workspace.questions import Question
 
     cfg_file = tmp_path / "config.yaml"
     cfg_file.write_text(
@@ -141,7 +141,7 @@ def test_the_flag_is_a_fatal_flaw_of_the_answer_and_of_its_passages() -> None:
     from datetime import date
 
     from fintrade_tui.judging.flaws import deterministic_flags
-    from fintrade_tui.questions.model import Question
+    from fintrade_tui.workspace.questions import Question
 
     q = Question("F1", "t", "F", "Is Apple's ROE high?", tickers=["AAPL"], as_of=date(2024, 11, 1))
     run = {

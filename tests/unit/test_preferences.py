@@ -13,18 +13,18 @@ import pytest
 from click.testing import CliRunner
 
 from fintrade_tui.cli import main
-from fintrade_tui.judging.preferences import (
+from fintrade_tui.judging.preferences import verdict_row
+from fintrade_tui.models import llm, providers
+from fintrade_tui.stats.preference_agreement import agreement, agreement_table, comparison
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.preferences import (
     Preference,
     PreferenceStore,
     first_shown_as_b,
     shown_pair,
-    verdict_row,
 )
-from fintrade_tui.questions.model import RESOLVED, Question
-from fintrade_tui.runs import llm
-from fintrade_tui.runs.records import RunStore, insert_runs
-from fintrade_tui.stats.preference_agreement import agreement, agreement_table, comparison
-from fintrade_tui.store.workspace import open_workspace, save_questions
+from fintrade_tui.workspace.questions import RESOLVED, Question, save_questions
+from fintrade_tui.workspace.run_records import RunStore, insert_runs
 from tests.conftest import write_config
 
 # run id -> (condition, model); answers name their run so the scripted judge can find them
@@ -66,7 +66,7 @@ def _install_judge() -> None:
             )
 
     llm.litellm()
-    llm.register_provider("prefscript", Provider())
+    providers.register_provider("prefscript", Provider())
 
 
 def _question(qid: str) -> Question:

@@ -9,8 +9,6 @@ from datetime import date
 import pytest
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.questions.model import Question
-from fintrade_tui.runs.evidence import Evidence, EvidenceItem
 from fintrade_tui.runs.prompts import (
     LEVELS,
     TEMPLATE_FILE,
@@ -21,6 +19,8 @@ from fintrade_tui.runs.prompts import (
     shared_prefix,
     template_hash,
 )
+from fintrade_tui.workspace.evidence import Evidence, EvidenceItem
+from fintrade_tui.workspace.questions import Question
 
 AS_OF = "You are answering as of the close of 2024-11-05. You do not know anything after that date."
 ROLE = "careful financial analyst"

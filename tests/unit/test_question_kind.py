@@ -24,8 +24,6 @@ from fintrade_tui.questions.kind import (
     classify,
     question_kind,
 )
-from fintrade_tui.questions.model import Question
-from fintrade_tui.runs.evidence import Evidence, EvidenceItem
 from fintrade_tui.runs.prompts import (
     LEVELS,
     TEMPLATE_FILE,
@@ -33,6 +31,8 @@ from fintrade_tui.runs.prompts import (
     load_templates,
     template_source,
 )
+from fintrade_tui.workspace.evidence import Evidence, EvidenceItem
+from fintrade_tui.workspace.questions import Question
 from tests.conftest import BUNDLE, needs_bundle
 
 AS_OF = date(2024, 11, 1)

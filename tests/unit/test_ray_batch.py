@@ -20,9 +20,9 @@ import duckdb
 import pytest
 
 from fintrade_tui.config import Config, DeploymentConfig, ModelConfig
-from fintrade_tui.runs.records import RunStore
 from fintrade_tui.runs.runner import Runner, RunSpec
-from fintrade_tui.store.workspace import open_workspace
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.run_records import RunStore
 from tests.conftest import ROOT, needs_bundle
 
 ray = pytest.importorskip("ray")
@@ -43,7 +43,8 @@ def _setup() -> None:
     (time, api_base, hash) to calls.jsonl, and answers with the api_base that it saw."""
     from litellm import CustomLLM
 
-    from fintrade_tui.runs import llm as gateway
+    from fintrade_tui.models import llm as gateway
+    from fintrade_tui.models import providers
 
     folder = Path(os.environ["FINTRADE_TEST_DIR"])
 
@@ -57,11 +58,11 @@ def _setup() -> None:
             faults = folder / "faults"
             if faults.exists() and h in faults.read_text().split():
                 raise litellm.BadRequestError("scripted fault", model, "scripted")
-            yield gateway.stream_chunk(f"{ANSWER} via {api_base or 'default'}")
-            yield gateway.stream_chunk("", finished=True)
+            yield providers.stream_chunk(f"{ANSWER} via {api_base or 'default'}")
+            yield providers.stream_chunk("", finished=True)
 
     gateway.litellm()
-    gateway.register_provider("scripted", Scripted())
+    providers.register_provider("scripted", Scripted())
 
 
 @pytest.fixture(scope="module")

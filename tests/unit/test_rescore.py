@@ -18,12 +18,12 @@ from fintrade_tui.cli import main
 from fintrade_tui.config import Config, load_config
 from fintrade_tui.errors import UserError
 from fintrade_tui.judging import rescore as rs
-from fintrade_tui.judging.annotations import Score, ScoreStore
 from fintrade_tui.judging.answer_match import match
 from fintrade_tui.judging.failures import latest_audits
-from fintrade_tui.questions.model import Question
-from fintrade_tui.runs.records import RunStore
-from fintrade_tui.store.workspace import open_workspace, save_questions
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.questions import Question, save_questions
+from fintrade_tui.workspace.run_records import RunStore
+from fintrade_tui.workspace.scores import Score, ScoreStore
 from tests.conftest import BUNDLE, write_config
 
 FINQA_REF = {"exe_ans": 0.125}

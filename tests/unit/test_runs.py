@@ -11,14 +11,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from fintrade_tui.application.readiness import SEEDS
 from fintrade_tui.config import Config, ModelConfig
-from fintrade_tui.questions.model import Question
+from fintrade_tui.models import llm, providers
 from fintrade_tui.questions.samples import aapl_fy2024
-from fintrade_tui.runs import llm
-from fintrade_tui.runs.readiness import SEEDS
-from fintrade_tui.runs.records import RunStore
 from fintrade_tui.runs.runner import Runner, RunSpec, drain
-from fintrade_tui.store.workspace import open_workspace
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.questions import Question
+from fintrade_tui.workspace.run_records import RunStore
 from tests.conftest import needs_bundle
 
 pytestmark = needs_bundle
@@ -48,8 +48,8 @@ class _Faulty:
                         raise litellm.APIConnectionError("connection reset", "faulty", model)
                     if kind == "slow":
                         await asyncio.sleep(0.2)
-                    yield llm.stream_chunk(word + " ")
-                yield llm.stream_chunk("", finished=True)
+                    yield providers.stream_chunk(word + " ")
+                yield providers.stream_chunk("", finished=True)
 
         return Provider()
 
@@ -57,7 +57,7 @@ class _Faulty:
 @pytest.fixture(scope="module")
 def faulty() -> None:
     llm.litellm()
-    llm.register_provider("faulty", _Faulty.make())
+    providers.register_provider("faulty", _Faulty.make())
 
 
 def _cfg(built_store: Config, tmp: Path) -> Config:
@@ -311,9 +311,9 @@ def test_no_prompt_holds_a_date_after_as_of(built_store: Config) -> None:
     of an AAPL question in the middle of the data, mention no later day."""
     import re
 
+    from fintrade_tui.application.readiness import SEEDS
     from fintrade_tui.questions.importers import read_questions
     from fintrade_tui.questions.resolve import Resolver
-    from fintrade_tui.runs.readiness import SEEDS
     from fintrade_tui.store.db import connect
 
     cfg = built_store.model_copy()

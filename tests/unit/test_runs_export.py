@@ -10,9 +10,9 @@ import duckdb
 import pytest
 
 from fintrade_tui.exports.runs_table import REPORT_COLUMNS, RUN_COLUMNS, SCORE_COLUMNS
-from fintrade_tui.judging.annotations import ScoreStore
-from fintrade_tui.runs.records import RunStore
-from fintrade_tui.store.workspace import open_workspace
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.run_records import RunStore
+from fintrade_tui.workspace.scores import ScoreStore
 from tests.conftest import BUNDLE, write_config
 from tests.unit.test_failures_export import RUNS, populate
 from tests.unit.test_import_generic import cli_json

@@ -189,7 +189,7 @@ def test_random_snapshots_never_use_a_sec_row_filed_after_their_date(con) -> Non
 
 def test_the_oracle_and_the_audit_say_when_a_value_was_contested(con) -> None:
     from fintrade_tui.judging.audit import audit
-    from fintrade_tui.questions.model import Question
+    from fintrade_tui.workspace.questions import Question
 
     nov1 = date(2024, 11, 1)
     (paper,) = con.execute(  # the paper's own ROE for the same report, which differs

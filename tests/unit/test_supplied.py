@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from fintrade_tui.questions.model import Question
 from fintrade_tui.questions.supplied import supplied_evidence
+from fintrade_tui.workspace.questions import Question
 from tests.unit.test_conditions import ctx  # noqa: F401  (the store-backed context)
 
 MD = "## Item 7\n\n| Net sales | 391,035 |\n| Cost of sales | 210,352 |"

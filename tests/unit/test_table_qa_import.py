@@ -14,8 +14,8 @@ import pytest
 
 from fintrade_tui.errors import UserError
 from fintrade_tui.questions.importers import detect_format, read_questions
-from fintrade_tui.questions.model import RESOLVED, UNRESOLVED, Question
 from fintrade_tui.questions.supplied import supplied_evidence
+from fintrade_tui.workspace.questions import RESOLVED, UNRESOLVED, Question
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "external"
 FINQA = DATA / "finqa" / "train_sample.json"

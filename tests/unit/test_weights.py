@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.runs import weights
-from fintrade_tui.runs.weights import Weights
+from fintrade_tui.models import weights
+from fintrade_tui.models.weights import Weights
 
 PARTS = [b"GGUF" + bytes(range(256)) * 3, b"\x00\x01middle" * 97, b"tail-of-the-file" * 5]
 

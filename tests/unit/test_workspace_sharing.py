@@ -1,4 +1,4 @@
-"""The workspace shared by processes (store/sharing.py, store/workspace_watch.py): a process that
+"""The workspace shared by processes (workspace/sharing.py, workspace/watch.py): a process that
 keeps a workspace "open" (the explorer) never locks out another (an import, `ask`), writes stay
 all-or-nothing, a workspace busy past `workspace_wait` is one clear line, and the watch tells
 another process's runs from this one's own."""
@@ -15,9 +15,9 @@ import duckdb
 import pytest
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.store import sharing
-from fintrade_tui.store.workspace import open_workspace
-from fintrade_tui.store.workspace_watch import WorkspaceWatch
+from fintrade_tui.workspace import sharing
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.watch import WorkspaceWatch
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,7 +35,7 @@ def _child(code: str, *args: str) -> subprocess.Popen:
 
 
 WRITER = """
-from fintrade_tui.store.workspace import open_workspace
+from fintrade_tui.workspace.connection import open_workspace
 ws = open_workspace(Path(sys.argv[1]))
 ws.execute("CREATE TABLE IF NOT EXISTS t (who VARCHAR, n INTEGER)")
 for n in range(int(sys.argv[3])):
@@ -113,7 +113,7 @@ def test_a_workspace_busy_past_the_wait_is_one_line_naming_the_setting(tmp_path:
     _ready(path)
     hog = _child(
         """
-        from fintrade_tui.store.workspace import open_workspace
+        from fintrade_tui.workspace.connection import open_workspace
         ws = open_workspace(Path(sys.argv[1]))
         cur = ws.cursor()
         cur.execute("BEGIN")
@@ -142,7 +142,7 @@ def test_a_workspace_busy_past_the_wait_is_one_line_naming_the_setting(tmp_path:
 def test_the_watch_tells_another_process_s_runs_from_its_own(tmp_path: Path) -> None:
     path = tmp_path / "ws.duckdb"
     with open_workspace(path) as ws:
-        from fintrade_tui.runs.records import RunStore
+        from fintrade_tui.workspace.run_records import RunStore
 
         RunStore(ws)
     ws = open_workspace(path)
@@ -153,8 +153,8 @@ def test_the_watch_tells_another_process_s_runs_from_its_own(tmp_path: Path) -> 
     assert not watch.changed()
     other = _child(
         """
-        from fintrade_tui.runs.records import RunStore
-        from fintrade_tui.store.workspace import open_workspace
+        from fintrade_tui.workspace.run_records import RunStore
+        from fintrade_tui.workspace.connection import open_workspace
         with open_workspace(Path(sys.argv[1])) as ws:
             runs = RunStore(ws)
             for i in range(3):

@@ -1,4 +1,4 @@
-"""Grouped run records (runs/write_behind.py): the rows a batch writes through BufferedRunStore
+"""Grouped run records (workspace/write_behind.py): the rows a batch writes through BufferedRunStore
 are exactly those RunStore writes one transaction at a time, in a handful of transactions; a
 group that cannot be written stays waiting; a kill loses whole runs, never half of one."""
 
@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.runs import write_behind
-from fintrade_tui.runs.records import RunStore
-from fintrade_tui.runs.write_behind import BufferedRunStore
-from fintrade_tui.store.workspace import open_workspace
+from fintrade_tui.workspace import write_behind
+from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.run_records import RunStore
+from fintrade_tui.workspace.write_behind import BufferedRunStore
 
 ROOT = Path(__file__).resolve().parents[2]
 COLUMNS = "batch_key, question_id, condition, model, status, answer, evidence, tokens_out, error"
@@ -110,8 +110,8 @@ def test_a_killed_batch_leaves_whole_runs_only(tmp_path: Path) -> None:
         """
         import sys, time
         from pathlib import Path
-        from fintrade_tui.runs.write_behind import BufferedRunStore
-        from fintrade_tui.store.workspace import open_workspace
+        from fintrade_tui.workspace.write_behind import BufferedRunStore
+        from fintrade_tui.workspace.connection import open_workspace
         store = BufferedRunStore(open_workspace(Path(sys.argv[1])), delay=0.2)
         for i in range(10_000):
             rid = store.start({"batch": "b", "batch_key": f"k{i}", "question_id": "Q"})

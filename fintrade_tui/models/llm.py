@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fintrade_tui import redact
 from fintrade_tui.config import Config, ModelConfig
 from fintrade_tui.errors import UserError
-from fintrade_tui.runs import redact
+from fintrade_tui.models.keys import env_key
 
 _litellm: Any = None
 
@@ -38,44 +39,11 @@ def litellm() -> Any:
         for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy"):
             # its warnings go to stderr and would garble the terminal UI and piped output
             logging.getLogger(name).setLevel(logging.ERROR)
-        from fintrade_tui.runs import local
+        from fintrade_tui.models import local
 
         local.install()
         _litellm = mod
     return _litellm
-
-
-def register_provider(name: str, handler: Any) -> None:
-    """Route litellm model strings `<name>/...` to a CustomLLM handler, replacing an earlier one
-    of that name: the local model, and the scripted providers of tests and benchmarks."""
-    import litellm as mod
-
-    mod.custom_provider_map = [
-        *[p for p in mod.custom_provider_map if p.get("provider") != name],
-        {"provider": name, "custom_handler": handler},
-    ]
-
-
-def stream_chunk(
-    text: str, finished: bool = False, finish: str = "", usage: dict | None = None
-) -> dict[str, Any]:
-    """One chunk as a CustomLLM's streaming methods yield it (litellm's GenericStreamingChunk);
-    a finished chunk without a reason says "stop"."""
-    tokens = None
-    if usage:
-        tokens = {
-            "prompt_tokens": usage["prompt_tokens"],
-            "completion_tokens": usage["completion_tokens"],
-            "total_tokens": usage["prompt_tokens"] + usage["completion_tokens"],
-        }
-    return {
-        "text": text,
-        "tool_use": None,
-        "is_finished": finished,
-        "finish_reason": finish or ("stop" if finished else ""),
-        "usage": tokens,
-        "index": 0,
-    }
 
 
 def model_spec(cfg: Config, name: str) -> ModelConfig:
@@ -87,20 +55,6 @@ def model_spec(cfg: Config, name: str) -> ModelConfig:
             f"model {name!r}", f"is not in the registry ({known})", "add it under models:"
         )
     return cfg.models[name]
-
-
-def env_key(what: str, env: str) -> str:
-    """The API key in environment variable `env` (never from a file); a one-line error naming
-    `what` when it is unset."""
-    key = os.environ.get(env)
-    if not key:
-        raise UserError(
-            what,
-            f"needs the environment variable {env}",
-            f"export {env}=... (keys are never read from files)",
-        )
-    redact.remember(key)
-    return key
 
 
 def call_kwargs(name: str, spec: ModelConfig, model_dir: Path | None = None) -> dict[str, Any]:
@@ -117,12 +71,12 @@ def call_kwargs(name: str, spec: ModelConfig, model_dir: Path | None = None) -> 
     if spec.api_key_env:
         kw["api_key"] = env_key(f"model {name!r}", spec.api_key_env)
     if spec.model.startswith("local/"):
-        from fintrade_tui.runs import local
+        from fintrade_tui.models import local
 
         local.register(spec.model.split("/", 1)[1], spec.gguf, spec.context_tokens, model_dir)
     kw.update(spec.extra)
     if spec.deployments:
-        from fintrade_tui.runs import deployments
+        from fintrade_tui.models import deployments
 
         kw[deployments.POOL] = deployments.pool(name, spec)  # chosen per attempt: _routed
     return kw
@@ -132,7 +86,7 @@ async def _routed(
     kwargs: dict[str, Any], usage: Usage | None = None, messages: list[dict] | None = None
 ) -> dict[str, Any]:
     """The call's own arguments: with deployments, one chosen (and paced) for this attempt."""
-    from fintrade_tui.runs import deployments
+    from fintrade_tui.models import deployments
 
     pool = kwargs.get(deployments.POOL)
     if pool is None:
@@ -146,7 +100,7 @@ async def _routed(
 
 def _failed(kwargs: dict[str, Any], usage: Usage | None, exc: BaseException) -> None:
     """A retryable failure cools the deployment that answered it down."""
-    from fintrade_tui.runs import deployments
+    from fintrade_tui.models import deployments
 
     pool = kwargs.get(deployments.POOL)
     if pool is not None and usage is not None and usage.deployment and retryable(exc):
@@ -158,7 +112,7 @@ def warm(cfg: Config, name: str) -> None:
     run starts, so the load overlaps RAG's indexing); hosted models need nothing."""
     spec = model_spec(cfg, name)
     if spec.model.startswith("local/"):
-        from fintrade_tui.runs import local
+        from fintrade_tui.models import local
 
         call_kwargs(name, spec, cfg.model_dir)  # registers the GGUF (verified before loading)
         local._engine(spec.model)
@@ -170,8 +124,8 @@ def prefill(cfg: Config, name: str, messages: list[dict[str, str]]) -> int:
     spec = model_spec(cfg, name)
     if not spec.model.startswith("local/"):
         return 0
-    from fintrade_tui.runs import local
-    from fintrade_tui.runs.llama_engine import Sampling
+    from fintrade_tui.models import local
+    from fintrade_tui.models.llama_engine import Sampling
 
     call_kwargs(name, spec, cfg.model_dir)
     engine = local._engine(spec.model)
@@ -186,7 +140,7 @@ def public_params(spec: ModelConfig) -> dict[str, Any]:
     d = spec.model_dump(mode="json", exclude={"api_key_env", "deployments", "cooldown"})
     d["extra"] = {k: v for k, v in d["extra"].items() if "key" not in k.lower()}
     if spec.model.startswith("local/"):
-        from fintrade_tui.runs.weights import CATALOGUE
+        from fintrade_tui.models.weights import CATALOGUE
 
         # packaged weights are verified against this hash before they are loaded
         w = None if spec.gguf else CATALOGUE.get(spec.model.split("/", 1)[1])
@@ -334,7 +288,7 @@ def _cost(lm: Any, model: str, usage: Usage) -> None:
 
 def _call_keys(kwargs: dict[str, Any] | None) -> tuple[str, ...]:
     """The keys one call's arguments hold (its own, or each deployment's)."""
-    from fintrade_tui.runs.deployments import POOL
+    from fintrade_tui.models.deployments import POOL
 
     keys = [(kwargs or {}).get("api_key")]
     pool = (kwargs or {}).get(POOL)

@@ -22,7 +22,7 @@ from typing import Any
 import duckdb
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.store.locked import LockedTable, insert_rows
+from fintrade_tui.workspace.locked import LockedTable, insert_rows
 
 DIMENSIONS = ("accuracy", "completeness", "relevance", "clarity")
 KINDS = ("human", "llm", "panel", "match")  # match: the answer matcher (judging/rescore.py)
@@ -131,7 +131,7 @@ class ScoreStore(LockedTable):
     def __init__(self, con: duckdb.DuckDBPyConnection, read_only: bool = False) -> None:
         super().__init__(con)
         if not read_only:
-            from fintrade_tui.runs.records import SCHEMA as RUNS
+            from fintrade_tui.workspace.run_records import SCHEMA as RUNS
 
             con.execute(RUNS)  # scores point at runs
             con.execute(SCHEMA)

@@ -16,8 +16,8 @@ from typing import Any
 
 import duckdb
 
-from fintrade_tui.runs import redact
-from fintrade_tui.runs.records import (
+from fintrade_tui import redact
+from fintrade_tui.workspace.run_records import (
     _COLUMNS,
     _JSON,
     COMPLETED,

@@ -97,8 +97,8 @@ def prepare(
     then have each local model read the opening every pane's prompt shares. Every step is
     work the runs would do anyway, done earlier; background indexing waits meanwhile.
     Returns the models that read the opening."""
+    from fintrade_tui.models import llm
     from fintrade_tui.retrieval.indexing import busy
-    from fintrade_tui.runs import llm
     from fintrade_tui.runs.prompts import shared_prefix
 
     local = [m for m in dict.fromkeys(models) if llm.model_spec(cfg, m).model.startswith("local/")]

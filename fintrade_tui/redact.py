@@ -3,7 +3,7 @@ logged. Every text that leaves a model call (streamed and final answers, tool-ca
 reasoning, error lines, judge replies) and every run record passes through here.
 
 A secret is any value, 8 characters or longer, of
-- a key `llm.env_key` read from the environment (every model's and deployment's key),
+- a key `keys.env_key` read from the environment (every model's and deployment's key),
 - an environment variable a registry entry in use names (`api_key_env`, set by `watch`),
 - any environment variable whose name ends in _API_KEY, _KEY or _TOKEN (belt and braces),
 and its base64 form too. Each occurrence becomes `***` (MARK). Shorter values are left alone:

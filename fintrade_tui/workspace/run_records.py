@@ -15,9 +15,9 @@ from typing import Any
 
 import duckdb
 
+from fintrade_tui import redact
 from fintrade_tui.errors import UserError
-from fintrade_tui.runs import redact
-from fintrade_tui.store.locked import LockedTable, insert_rows
+from fintrade_tui.workspace.locked import LockedTable, insert_rows
 
 RUNNING, COMPLETED, ERROR, CANCELLED, TIMEOUT, INTERRUPTED = (
     "running",
@@ -51,7 +51,7 @@ ADDED_COLUMNS = {
     "variant": "VARCHAR",
     "extra": "VARCHAR",
     "question_kind": "VARCHAR",  # the prompt's kind: fundamentals, trading, hybrid, document_qa
-    "deployment": "VARCHAR",  # which of a model's deployments answered (runs/deployments.py)
+    "deployment": "VARCHAR",  # which of a model's deployments answered (models/deployments.py)
     "imported_at": "TIMESTAMP",  # `runs import`: its transaction's start (DuckDB's now())
 }
 MIGRATE = "".join(

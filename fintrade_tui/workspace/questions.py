@@ -1,20 +1,70 @@
-"""Workspace room: the analyst's own records (questions now; runs and scores later) in a DuckDB
-file of their own, so rebuilding the market-data store never touches them."""
+"""Question records room: the `Question` record every benchmark set is imported into (shared by
+importers, resolution and scaling), and the workspace's `questions` table: insert or replace,
+load with filters, get one."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.questions.model import Question
-from fintrade_tui.store.locked import insert_rows
-from fintrade_tui.store.sharing import SharedConnection, gate
+from fintrade_tui.workspace.locked import insert_rows
+
+# resolution status
+RESOLVED = "resolved"
+UNRESOLVED = "unresolved"
+# coverage status
+FULL, PARTIAL, NONE, UNKNOWN = "full", "partial", "none", "unknown"
+
+
+@dataclass
+class Question:
+    """One benchmark item. Dates are `date` objects; lists are never None."""
+
+    id: str
+    source: str  # fintradebench | jsonl | secque | finar | scaled | finar_generated
+    category: str  # F, T, FT for FinTradeBench; other sets keep their own labels
+    text: str
+    reference_answer: str | None = None
+    tickers: list[str] = field(default_factory=list)
+    scope: str | None = None  # company | compare | market_scan
+    as_of: date | None = None
+    window_start: date | None = None
+    window_end: date | None = None
+    golden_raw: list[str] = field(default_factory=list)  # indicators as written in the source
+    golden: list[str] = field(default_factory=list)  # canonical names the store computes
+    status: str = UNRESOLVED
+    reasons: list[str] = field(default_factory=list)  # why unresolved, or notes
+    coverage: str = UNKNOWN
+    coverage_missing: list[str] = field(default_factory=list)  # "TICKER:indicator: why"
+    oracle: dict[str, Any] = field(default_factory=dict)  # ticker -> indicator -> evidence
+    parent_id: str | None = None  # the seed a scaled variant came from
+    extra: dict[str, Any] = field(default_factory=dict)  # format-specific fields (context, ...)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def extra_date(q: Question, keys: tuple[str, ...]) -> date | None:
+    """The first of these `extra` fields that holds a date ("2024-11-01", or a longer stamp)."""
+    found = extra_date_field(q, keys)
+    return found[1] if found else None
+
+
+def extra_date_field(q: Question, keys: tuple[str, ...]) -> tuple[str, date] | None:
+    """The first of these `extra` fields that holds a date, with its name."""
+    for key in keys:
+        try:
+            return key, date.fromisoformat(str(q.extra[key])[:10])
+        except (KeyError, ValueError):
+            continue
+    return None
+
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS questions (
@@ -27,34 +77,6 @@ CREATE TABLE IF NOT EXISTS questions (
 """
 _JSON_FIELDS = ("oracle", "extra")
 _FIELDS = list(Question.__dataclass_fields__)
-
-
-def open_workspace(path: Path, read_only: bool = False) -> SharedConnection:
-    """The workspace as a connection other processes can share (see `store/sharing.py`):
-    the file is opened per statement or transaction, never held while a command waits."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if read_only and not path.exists():
-        raise UserError(str(path), "workspace not found", "import questions first")
-    return SharedConnection(gate(path, _prepare), read_only=read_only)
-
-
-def _prepare(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute(SCHEMA)
-    migrate(con)
-
-
-def migrate(con: duckdb.DuckDBPyConnection) -> None:
-    """Columns later versions added to the run and score tables (no-op when present)."""
-    from fintrade_tui.judging.annotations import SCHEMA as SCORES
-    from fintrade_tui.runs.records import MIGRATE
-    from fintrade_tui.runs.records import SCHEMA as RUNS
-
-    if con.execute("SELECT 1 FROM information_schema.tables WHERE table_name = 'runs'").fetchone():
-        con.execute(RUNS + MIGRATE)
-    if con.execute(
-        "SELECT 1 FROM information_schema.tables WHERE table_name = 'scores'"
-    ).fetchone():
-        con.execute(SCORES)
 
 
 def _default(v: Any) -> Any:

@@ -7,7 +7,7 @@ SIGSEGV). So the Makefile turns AMX off, and after the build runs this check in 
 process: SmolLM2 (the packaged test model) generates a few tokens. A crash or an error exits
 non-zero, and the Makefile then builds the portable variant (no `-march=native`) instead.
 
-    python -m fintrade_tui.runs.llama_check
+    python -m fintrade_tui.models.llama_check
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import sys
 _GENERATE = """
 from pathlib import Path
 from llama_cpp import Llama
-from fintrade_tui.runs import weights
+from fintrade_tui.models import weights
 w = weights.get("smollm2")  # a whole GGUF inside its package: no model folder needed
 m = Llama(str(weights.locate(w, Path("."))), n_ctx=256, n_threads=2, verbose=False)
 out = m.create_completion("The capital of France is", max_tokens=4, temperature=0)

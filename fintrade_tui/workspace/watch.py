@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from fintrade_tui.store.sharing import SharedConnection, file_stamp
+from fintrade_tui.workspace.sharing import SharedConnection, file_stamp
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,14 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 from typing import Any
 
-from fintrade_tui.retrieval.chunks import approx_tokens
+
+def approx_tokens(text: str) -> int:
+    """Word pieces, approximately: words and punctuation marks (BERT-style tokenizers split
+    about this finely on English prose; numbers split further)."""
+    import re
+
+    return len(re.findall(r"\w+|[^\w\s]", text))
+
 
 CONDITIONS = (
     "no_rag",

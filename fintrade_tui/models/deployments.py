@@ -122,7 +122,7 @@ class Pool:
 
 
 def _key(model: str, d: DeploymentConfig) -> str | None:
-    from fintrade_tui.runs.llm import env_key
+    from fintrade_tui.models.keys import env_key
 
     return (
         env_key(f"model {model!r} deployment {d.name!r}", d.api_key_env) if d.api_key_env else None

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.runs.llm import stream_chunk
+from fintrade_tui.models.providers import stream_chunk
 
 PROVIDER = "local"
 DEFAULT_MODEL_DIR = Path(__file__).resolve().parents[2] / "data" / "models"  # config's default
@@ -45,7 +45,7 @@ def register(
     """Make `local/<name>` resolvable. The file is checked now, so the error names the
     setting; packaged weights are verified byte for byte before first use (`weights.ensure`);
     `llm.public_params` records their pinned hash."""
-    from fintrade_tui.runs import weights
+    from fintrade_tui.models import weights
 
     if gguf:
         path = Path(gguf)
@@ -62,7 +62,7 @@ def register(
 
 
 def _engine(model: str) -> Any:
-    from fintrade_tui.runs.llama_engine import engine
+    from fintrade_tui.models.llama_engine import engine
 
     name = model.split("/", 1)[-1]
     if name not in _SPECS:
@@ -88,7 +88,7 @@ _PASSED = (
 
 def sampling(optional_params: dict) -> Any:
     """OpenAI-style parameters as the engine's Sampling; a JSON schema becomes a grammar."""
-    from fintrade_tui.runs.llama_engine import Sampling
+    from fintrade_tui.models.llama_engine import Sampling
 
     p = {k: optional_params[k] for k in _PASSED if optional_params.get(k) is not None}
     if "max_completion_tokens" in optional_params and "max_tokens" not in p:
@@ -201,7 +201,7 @@ def install() -> None:
     global _INSTALLED
     if _INSTALLED:
         return
-    from fintrade_tui.runs.llm import register_provider
+    from fintrade_tui.models.providers import register_provider
 
     register_provider(PROVIDER, _make_provider())
     _INSTALLED = True
