@@ -372,7 +372,7 @@ class ArenaScreen(
     async def _ensure_index(self, pane: AnswerPane, question: Any) -> None:
         """RAG needs the question's tickers indexed: build first what it uses, with progress
         (the rest of its companies follows in the background, shown in the title bar)."""
-        from fintrade_tui.application.readiness import ensure_index
+        from fintrade_tui.retrieval.indexing import ensure_index
 
         app = self.app
 

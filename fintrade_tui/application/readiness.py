@@ -4,12 +4,11 @@ from the configured bundle, offline, with progress."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
-from datetime import date
 from typing import Any
 
 from fintrade_tui.config import Config
+from fintrade_tui.retrieval.indexing import ensure_index
 from fintrade_tui.store.db import connect, current
 
 SEEDS = "fintradebench/questions/FinTradeBench_Golden_Seed_150.csv"
@@ -44,42 +43,6 @@ def ensure_questions(cfg: Config, ws: Any, say: Say) -> None:
         r = Resolver(con, cfg.questions.reference_date, cfg.fundamentals.estimated_lag_days)
         resolved = [r.evidence(r.resolve(q)) for q in read_questions(seeds, None)]
     save_questions_with_references(ws, resolved, seeds)
-
-
-_INDEXING = threading.Lock()  # concurrent RAG runs of one process build the index once
-
-
-def ensure_index(
-    cfg: Config,
-    tickers: list[str],
-    say: Say,
-    progress: Reporter = None,
-    as_of: date | None = None,
-    staged: bool = False,
-) -> None:
-    """Index what RAG needs for `tickers` that the index does not hold yet (others stay as
-    they are). Staged (the Arena): only the filings a question as of `as_of` uses first, the
-    rest queued for the background indexer; otherwise every filing of the tickers."""
-    from fintrade_tui.retrieval import indexing
-    from fintrade_tui.retrieval.index import Index
-
-    with _INDEXING, connect(cfg.store) as con:
-        index = Index(cfg)
-        if staged:
-            want = [a for t in tickers for a in indexing.first_filings(con, t, as_of)]
-        else:
-            want = [a for t in tickers for a in indexing.eligible(con, t, None)]
-        todo = indexing.unindexed(index, con, want)
-        market = indexing.needs_market(index, tickers)
-        if todo or market:
-            names = ", ".join(tickers[:8]) + ("..." if len(tickers) > 8 else "")
-            first = " it uses first (newest first)" if staged else ""
-            say(f"indexing {len(todo)} filings of {names}{first} for RAG")
-            # the index takes a (label, total) -> tick callable, as the `index` command gives it
-            start = (lambda label, total: progress.start(label, total)) if progress else None
-            index.build(con, start, list(tickers), accessions=todo)
-    if staged:
-        indexing.background(cfg).add(list(tickers))
 
 
 def prepare(

@@ -12,7 +12,7 @@ from rich.markup import escape
 
 from fintrade_tui.cli import Ctx, emit_json, friendly, main
 from fintrade_tui.cli.output import console, print_table, progress_bars
-from fintrade_tui.judging.breakdown import BREAKDOWNS
+from fintrade_tui.stats.breakdown import BREAKDOWNS
 
 
 @main.command()

@@ -48,7 +48,7 @@ def _workspace(obj: Ctx, quiet: bool, tickers_for_rag: list[str] | None = None) 
 
 
 def _index_for(obj: Ctx, tickers: list[str], quiet: bool) -> None:
-    from fintrade_tui.application.readiness import ensure_index
+    from fintrade_tui.retrieval.indexing import ensure_index
 
     with progress_bars(quiet) as reporter:
         ensure_index(obj.cfg, sorted(set(tickers)), _say(quiet), reporter)

@@ -14,8 +14,8 @@ from typing import Any
 import duckdb
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.judging.failures import latest_audits, natural_key
-from fintrade_tui.workspace.questions import load_questions
+from fintrade_tui.judging.failures import latest_audits
+from fintrade_tui.workspace.questions import load_questions, natural_key
 from fintrade_tui.workspace.run_records import RunStore
 from fintrade_tui.workspace.scores import ScoreStore
 

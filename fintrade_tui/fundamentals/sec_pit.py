@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fintrade_tui.ingest.prices import Quarantined
+from fintrade_tui.errors import Quarantined
 
 SOURCE = "sec_pit"
 FOLDER = "fundamentals-sec"

@@ -12,7 +12,7 @@ from typing import Protocol
 import pandas as pd
 
 from fintrade_tui.config import Config
-from fintrade_tui.errors import UserError
+from fintrade_tui.errors import Quarantined, UserError
 from fintrade_tui.fundamentals import derive, sec_pit, sources
 from fintrade_tui.ingest import filings as filing_io
 from fintrade_tui.ingest import prices as price_io
@@ -40,7 +40,7 @@ class Summary:
     facts: int = 0
     fundamentals: int = 0
     signals: int = 0
-    quarantined: list[price_io.Quarantined] = field(default_factory=list)
+    quarantined: list[Quarantined] = field(default_factory=list)
     agreement: list[dict] = field(default_factory=list)  # per vendor source vs the filings
     findings: dict[str, int] = field(default_factory=dict)  # quality check -> rows hit
     conflicts: int = 0  # input pairs two sources disagree on

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fintrade_tui.errors import UserError
+from fintrade_tui.errors import Quarantined, UserError
 
 COLUMNS = ["open", "high", "low", "close", "adj_close", "volume"]
 _RENAME = {
@@ -38,14 +38,6 @@ class PriceFile:
     ticker: str
     path: Path
     frame: pd.DataFrame  # date, open, high, low, close, adj_close, volume; sorted by date
-
-
-@dataclass
-class Quarantined:
-    file: str
-    source: str
-    ticker: str
-    reason: str
 
 
 def discover(bundle: Path) -> list[tuple[str, str, Path]]:

@@ -11,14 +11,13 @@ the TUI, exports and tests all see the same list.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
 import duckdb
 
 from fintrade_tui.workspace.evidence import CONDITIONS, LABELS
-from fintrade_tui.workspace.questions import load_questions
+from fintrade_tui.workspace.questions import load_questions, natural_key
 from fintrade_tui.workspace.run_records import (
     CANCELLED,
     COMPLETED,
@@ -62,11 +61,6 @@ def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
             "SELECT 1 FROM information_schema.tables WHERE table_name = ?", [name]
         ).fetchone()
     )
-
-
-def natural_key(text: str) -> tuple[Any, ...]:
-    """ "F2" before "F10": digit runs compare as numbers."""
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", text))
 
 
 def _cond_key(cond: str) -> tuple[int, str]:

@@ -14,8 +14,8 @@ import duckdb
 
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
-from fintrade_tui.judging.breakdown import breakdown
 from fintrade_tui.judging.judge import JudgeInput, judge_run, panel_run
+from fintrade_tui.stats.breakdown import run_fields
 from fintrade_tui.store.db import connect
 from fintrade_tui.workspace.questions import load_questions
 from fintrade_tui.workspace.run_records import COMPLETED, RunStore
@@ -224,31 +224,6 @@ def score_rows(
             read = None if kind in ("human", *CREDIT_KINDS) else protocol
             out.append(row | {"score": sum(values) / len(values), "protocol": read})
     return out
-
-
-def run_fields(
-    rid: str,
-    runs: dict[str, dict[str, Any]],
-    qs: dict[str, Any],
-    source: str | None,
-    by: str = "category",
-) -> dict[str, Any] | None:
-    """A score row's run fields (model, condition, the question's category and source); None
-    for a run no longer completed or a question not of `source`."""
-    r = runs.get(rid)
-    if r is None:
-        return None
-    q = qs.get(r["question_id"])
-    if source and (q is None or q.source != source):
-        return None
-    return {
-        "run_id": rid,
-        "model": r["model"],
-        "condition": r["condition"],
-        "category": breakdown(q, by) if q else "?",
-        "source": q.source if q else None,
-        "question_id": r["question_id"],
-    }
 
 
 def agreement_pairs(

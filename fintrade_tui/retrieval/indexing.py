@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
 import duckdb
 
@@ -229,3 +230,38 @@ def background(cfg: Config) -> Background:
 
 def filing_companies(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in con.execute("SELECT DISTINCT ticker FROM filings ORDER BY 1").fetchall()]
+
+
+_INDEXING = threading.Lock()  # concurrent RAG runs of one process build the index once
+
+
+def ensure_index(
+    cfg: Config,
+    tickers: list[str],
+    say: Callable[[str], None],
+    progress: Any = None,
+    as_of: date | None = None,
+    staged: bool = False,
+) -> None:
+    """Index what RAG needs for `tickers` that the index does not hold yet (others stay as
+    they are). Staged (the Arena): only the filings a question as of `as_of` uses first, the
+    rest queued for the background indexer; otherwise every filing of the tickers."""
+    from fintrade_tui.store.db import connect
+
+    with _INDEXING, connect(cfg.store) as con:
+        index = Index(cfg)
+        if staged:
+            want = [a for t in tickers for a in first_filings(con, t, as_of)]
+        else:
+            want = [a for t in tickers for a in eligible(con, t, None)]
+        todo = unindexed(index, con, want)
+        market = needs_market(index, tickers)
+        if todo or market:
+            names = ", ".join(tickers[:8]) + ("..." if len(tickers) > 8 else "")
+            first = " it uses first (newest first)" if staged else ""
+            say(f"indexing {len(todo)} filings of {names}{first} for RAG")
+            # the index takes a (label, total) -> tick callable, as the `index` command gives it
+            start = (lambda label, total: progress.start(label, total)) if progress else None
+            index.build(con, start, list(tickers), accessions=todo)
+    if staged:
+        background(cfg).add(list(tickers))

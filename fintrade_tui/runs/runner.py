@@ -94,7 +94,7 @@ class Runner:
             )
         m = llm.model_spec(self.cfg, spec.model)
         if spec.condition == "rag" and spec.question.tickers and self.build_index:
-            from fintrade_tui.application.readiness import ensure_index
+            from fintrade_tui.retrieval.indexing import ensure_index
 
             # a fresh workspace (the TUI's first RAG run): index the question's tickers once
             tickers = list(spec.question.tickers)

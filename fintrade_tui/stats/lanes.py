@@ -54,7 +54,7 @@ def run_scores(
     ``category``, ``source``, ``question_id``, ``protocol`` and ``score`` = the mean over the
     four rubric dimensions (of the latest ok scores; each dimension averaged over annotators
     first). An adjudicated dimension (see stats.annotators) replaces the annotators' scores."""
-    from fintrade_tui.judging.session import run_fields
+    from fintrade_tui.stats.breakdown import run_fields
     from fintrade_tui.workspace.questions import load_questions
     from fintrade_tui.workspace.run_records import COMPLETED, RunStore
     from fintrade_tui.workspace.scores import DIMENSIONS, ScoreStore

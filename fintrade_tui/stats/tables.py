@@ -51,7 +51,7 @@ def _accuracy(values: Iterable[float], top: float = MAX_SCORE) -> float | None:
 def category_columns(categories: Iterable[str]) -> list[str]:
     """The table's columns: F, T, FT when the set has any of them, then every other category
     in natural order ("Q2" before "Q10"), then overall."""
-    from fintrade_tui.judging.failures import natural_key
+    from fintrade_tui.workspace.questions import natural_key
 
     seen = {c for c in categories if c}
     head = list(CATEGORIES) if seen & set(CATEGORIES) else []

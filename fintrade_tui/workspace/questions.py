@@ -5,6 +5,7 @@ load with filters, get one."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import date
@@ -147,3 +148,8 @@ def get_question(con: duckdb.DuckDBPyConnection, qid: str) -> Question:
     if not found:
         raise UserError(f"question {qid!r}", "not found", "see `fintrade-tui questions list`")
     return found[0]
+
+
+def natural_key(text: str) -> tuple[Any, ...]:
+    """ "F2" before "F10": digit runs compare as numbers."""
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", text))

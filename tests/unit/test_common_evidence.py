@@ -139,7 +139,7 @@ def test_no_rag_and_rag_judged_under_both_protocols(setup, monkeypatch) -> None:
     cfg, path, qs = setup
     q = qs["C-AAPL"]
     # the small index already holds what this test retrieves: no indexing of the rest
-    monkeypatch.setattr("fintrade_tui.application.readiness.ensure_index", lambda *a, **k: None)
+    monkeypatch.setattr("fintrade_tui.retrieval.indexing.ensure_index", lambda *a, **k: None)
     built = []
     real = common_evidence.build_common
     monkeypatch.setattr(

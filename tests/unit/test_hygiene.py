@@ -1,37 +1,14 @@
-"""Structure rules: the core never imports Textual; every package folder is installed."""
+"""Structure rules: the core loads no heavy module on import; every package folder is installed
+(the import rules between rooms, Textual's included: test_rooms.py)."""
 
 from __future__ import annotations
 
-import ast
 import subprocess
 import sys
 import tomllib
 from pathlib import Path
 
 from tests.conftest import ROOT
-
-UI_ROOMS = {"ui"}  # the only place in fintrade_tui/ allowed to import textual
-
-
-def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names |= {a.name.split(".")[0] for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module.split(".")[0])
-    return names
-
-
-def test_core_does_not_import_textual() -> None:
-    offenders = [
-        str(p.relative_to(ROOT))
-        for p in (ROOT / "fintrade_tui").rglob("*.py")
-        if not (set(p.relative_to(ROOT / "fintrade_tui").parts[:-1]) & UI_ROOMS)
-        and "textual" in _imports(p)
-    ]
-    assert offenders == []
 
 
 def test_importing_the_core_loads_no_heavy_modules() -> None:

@@ -13,10 +13,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from fintrade_tui.application.readiness import ensure_index
 from fintrade_tui.config import Config, load_config
 from fintrade_tui.retrieval import indexing
 from fintrade_tui.retrieval.index import Index
+from fintrade_tui.retrieval.indexing import ensure_index
 from tests.conftest import needs_bundle, write_config
 
 pytestmark = needs_bundle

@@ -17,3 +17,28 @@ def breakdown(q: Any, by: str = "category") -> str:
         return q.category
     value = (getattr(q, "extra", None) or {}).get(by)
     return str(value).strip() or NONE if value is not None else NONE
+
+
+def run_fields(
+    rid: str,
+    runs: dict[str, dict[str, Any]],
+    qs: dict[str, Any],
+    source: str | None,
+    by: str = "category",
+) -> dict[str, Any] | None:
+    """A score row's run fields (model, condition, the question's category and source); None
+    for a run no longer completed or a question not of `source`."""
+    r = runs.get(rid)
+    if r is None:
+        return None
+    q = qs.get(r["question_id"])
+    if source and (q is None or q.source != source):
+        return None
+    return {
+        "run_id": rid,
+        "model": r["model"],
+        "condition": r["condition"],
+        "category": breakdown(q, by) if q else "?",
+        "source": q.source if q else None,
+        "question_id": r["question_id"],
+    }

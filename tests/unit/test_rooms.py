@@ -1,0 +1,153 @@
+"""Import rules between rooms (docs/architecture.md draws them): every import of one room by
+another — lazy ones inside functions and TYPE_CHECKING ones included — must be an allowed
+arrow. The ground floor and the record rooms reach up into nothing; models knows neither runs
+nor judging; only the UI shell imports Textual. A test of the test plants each kind of
+forbidden import and expects it named."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+GROUND = {"errors", "config", "redact", "safe_text"}  # fintrade_tui/<name>.py
+SHELL = {"cli", "ui", "screens", "__main__"}  # the top: may import any room
+# room -> the rooms it may import (besides itself and the ground floor)
+ALLOWED: dict[str, set[str]] = {
+    "signals": set(),
+    "fundamentals": set(),
+    "store": {"signals", "fundamentals"},
+    "workspace": set(),
+    "models": set(),
+    "stats": {"workspace"},
+    "imports": {"workspace"},
+    "questions": {"signals", "fundamentals", "store", "workspace"},
+    "retrieval": {"signals", "fundamentals", "store", "workspace", "questions"},
+    "ingest": {"signals", "fundamentals", "store", "workspace", "questions", "retrieval"},
+    "runs": {"signals", "fundamentals", "store", "workspace", "questions", "retrieval", "models"},
+    "judging": {
+        *("signals", "fundamentals", "store", "workspace", "questions", "retrieval", "models"),
+        *("runs", "stats"),
+    },
+    "application": {
+        *("signals", "fundamentals", "store", "workspace", "questions", "retrieval", "models"),
+        *("runs", "ingest", "imports"),
+    },
+    "exports": {
+        *("signals", "fundamentals", "store", "workspace", "questions", "retrieval", "models"),
+        *("runs", "stats", "judging", "ingest"),
+    },
+}
+UI_ONLY = {"textual", "pytest_textual_snapshot"}
+
+
+def room_of(path: Path, root: Path) -> str:
+    """`store` for fintrade_tui/store/db.py, `errors` for fintrade_tui/errors.py, `screens`
+    for screens/arena.py."""
+    rel = path.relative_to(root)
+    if rel.parts[0] == "screens":
+        return "screens"
+    inner = rel.parts[1:]
+    return inner[0] if len(inner) > 1 else inner[0].removesuffix(".py")
+
+
+def _targets(path: Path) -> list[tuple[int, str]]:
+    """(line, imported module) for every import in the file, wherever it sits."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out += [(node.lineno, a.name) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            # `from fintrade_tui import redact` names the module in the alias
+            if node.module == "fintrade_tui":
+                out += [(node.lineno, f"fintrade_tui.{a.name}") for a in node.names]
+            else:
+                out.append((node.lineno, node.module))
+    return out
+
+
+def violations(root: Path) -> list[str]:
+    """Every import that is not an allowed arrow, as `file:line room -> room (module)`."""
+    files = [*(root / "fintrade_tui").rglob("*.py"), *(root / "screens").glob("*.py")]
+    found = []
+    for path in sorted(files):
+        src = room_of(path, root)
+        for line, module in _targets(path):
+            where = f"{path.relative_to(root)}:{line}"
+            top = module.split(".")[0]
+            if top in UI_ONLY and src not in SHELL - {"cli"}:
+                found.append(f"{where} {src} -> {top} (only ui and screens import Textual)")
+            if top != "fintrade_tui" or module == "fintrade_tui":
+                continue
+            dst = module.split(".")[1]
+            if dst == "screens" or src in SHELL or dst == src or dst in GROUND:
+                if src in GROUND and dst not in GROUND:
+                    found.append(f"{where} {src} -> {dst} ({module})")
+                continue
+            if src in GROUND or dst not in ALLOWED.get(src, set()):
+                found.append(f"{where} {src} -> {dst} ({module})")
+    return found
+
+
+def test_every_import_is_an_allowed_arrow() -> None:
+    assert violations(ROOT) == []
+
+
+def test_every_room_is_in_the_table() -> None:
+    """A new room must be placed: a folder missing from ALLOWED would import nothing."""
+    rooms = {p.name for p in (ROOT / "fintrade_tui").iterdir() if (p / "__init__.py").is_file()}
+    assert rooms - SHELL - set(ALLOWED) == set()
+
+
+def _plant(tmp_path: Path, rel: str, source: str) -> Path:
+    """A copy of the tree's layout with one extra module."""
+    for p in [*(ROOT / "fintrade_tui").rglob("*.py"), *(ROOT / "screens").glob("*.py")]:
+        dest = tmp_path / p.relative_to(ROOT)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text(p.read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / rel).write_text(source, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("rel", "source", "named"),
+    [
+        # the store reaching up into the workspace's records (what it did before this room)
+        (
+            "fintrade_tui/store/planted.py",
+            "from fintrade_tui.workspace.run_records import RunStore\n",
+            "store -> workspace",
+        ),
+        # the workspace reaching up, lazily, inside a function
+        (
+            "fintrade_tui/workspace/planted.py",
+            "def f():\n    from fintrade_tui.judging import judge\n",
+            "workspace -> judging",
+        ),
+        ("fintrade_tui/models/planted.py", "import fintrade_tui.runs.runner\n", "models -> runs"),
+        (
+            "fintrade_tui/models/planted.py",
+            "from fintrade_tui.judging.judge import judge_run\n",
+            "models -> judging",
+        ),
+        ("fintrade_tui/runs/planted.py", "from textual.app import App\n", "runs -> textual"),
+        ("fintrade_tui/cli/planted.py", "import textual\n", "cli -> textual"),
+        # a ground-floor module (replaced here) importing a room
+        (
+            "fintrade_tui/safe_text.py",
+            "from fintrade_tui import workspace\n",
+            "safe_text -> workspace",
+        ),
+    ],
+)
+def test_a_forbidden_import_is_named(tmp_path: Path, rel: str, source: str, named: str) -> None:
+    found = violations(_plant(tmp_path, rel, source))
+    assert len(found) == 1 and named in found[0] and found[0].startswith(rel), found
+
+
+def test_an_allowed_import_is_not_named(tmp_path: Path) -> None:
+    source = "from fintrade_tui.workspace.run_records import RunStore\nimport textual\n"
+    assert violations(_plant(tmp_path, "fintrade_tui/ui/planted.py", source)) == []
