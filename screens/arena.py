@@ -315,7 +315,7 @@ class ArenaScreen(
             await asyncio.to_thread(llm.litellm)  # a no-op once warm
             if spec.condition == "rag":
                 with suppress(Exception):  # a bad entry fails later, in the pane, with its error
-                    await asyncio.to_thread(llm.warm, self.cfg, spec.model)
+                    await asyncio.to_thread(lambda: self.runner.model(spec.model).warm())
                 await self._ensure_index(pane, spec.question)
                 pane.preparing()
             stream = Markdown.get_stream(pane.markdown)  # batches what the screen can't draw

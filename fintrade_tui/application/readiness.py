@@ -5,11 +5,14 @@ from the configured bundle, offline, with progress."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui.config import Config
 from fintrade_tui.retrieval.indexing import ensure_index
 from fintrade_tui.store.db import connect, current
+
+if TYPE_CHECKING:
+    from fintrade_tui.models.resolve import Model
 
 SEEDS = "fintradebench/questions/FinTradeBench_Golden_Seed_150.csv"
 Say = Callable[[str], None]
@@ -48,7 +51,7 @@ def ensure_questions(cfg: Config, ws: Any, say: Say) -> None:
 def prepare(
     cfg: Config,
     q: Any,
-    models: list[str],
+    models: list[Model],
     level: str,
     rag: bool,
     say: Say,
@@ -60,14 +63,13 @@ def prepare(
     then have each local model read the opening every pane's prompt shares. Every step is
     work the runs would do anyway, done earlier; background indexing waits meanwhile.
     Returns the models that read the opening."""
-    from fintrade_tui.models import llm
     from fintrade_tui.retrieval.indexing import busy
     from fintrade_tui.runs.prompts import shared_prefix
 
-    local = [m for m in dict.fromkeys(models) if llm.model_spec(cfg, m).model.startswith("local/")]
+    local = [m for m in models if m.local]
     with busy():
         for m in local:
-            llm.warm(cfg, m)
+            m.warm()
         if rag and q.as_of and q.tickers and not cancelled():
             ensure_index(cfg, list(q.tickers), say, progress, q.as_of, staged=True)
         opening = shared_prefix(q, level)
@@ -75,6 +77,6 @@ def prepare(
         for m in local:
             if cancelled():
                 break
-            llm.prefill(cfg, m, opening)
-            done.append(m)
+            m.prefill(opening)
+            done.append(m.name)
     return done

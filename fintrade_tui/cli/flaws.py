@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import duckdb
@@ -15,6 +15,9 @@ from fintrade_tui.cli.output import console, print_table, progress_bars
 from fintrade_tui.judging.flaws import deterministic_flags, flag_line, llm_flags
 from fintrade_tui.workspace.questions import Question
 from fintrade_tui.workspace.screenings import DETERMINISTIC, FlagStore
+
+if TYPE_CHECKING:
+    from fintrade_tui.models.resolve import Model
 
 
 def runs_to_screen(
@@ -52,7 +55,7 @@ async def screen_runs(
     cfg: Any,
     ws: duckdb.DuckDBPyConnection,
     runs: list[dict[str, Any]],
-    model: str | None = None,
+    model: Model | None = None,
     concurrency: int = 2,
     on_done: Any = None,
 ) -> list[dict[str, Any]]:
@@ -81,8 +84,9 @@ async def screen_runs(
             async with gate:
                 more, error = await llm_flags(cfg, run, _question_of(run, questions), model)
             flags += more
-            checks += [] if error else [model]
-        row = await asyncio.to_thread(store.save, run["id"], flags, checks, model, error)
+            checks += [] if error else [model.name]
+        name = model.name if model else None
+        row = await asyncio.to_thread(store.save, run["id"], flags, checks, name, error)
         saved.append(row | {k: run.get(k) for k in ("question_id", "model", "condition")})
         if on_done:
             on_done(row)
@@ -109,15 +113,16 @@ def screen(obj: Ctx, run_ids, batch, question, model, no_llm, concurrency, as_js
 
     cfg = obj.cfg
     name = None if no_llm else (model or cfg.judging.model)
+    judge = None
     if name:
-        from fintrade_tui.models.llm import model_spec
+        from fintrade_tui.models.resolve import resolve
 
-        model_spec(cfg, name)  # an unknown model fails before any work
+        judge = resolve(cfg, name)  # an unknown model fails before any work
     with open_workspace(cfg.workspace) as ws:
         runs = runs_to_screen(ws, list(run_ids) or None, batch, question)
         with progress_bars(as_json) as reporter:
             tick = reporter.start(f"screen{' + ' + name if name else ''}", len(runs))
-            saved = asyncio.run(screen_runs(cfg, ws, runs, name, concurrency, lambda r: tick(1)))
+            saved = asyncio.run(screen_runs(cfg, ws, runs, judge, concurrency, lambda r: tick(1)))
     if as_json:
         emit_json(saved)
         return

@@ -56,7 +56,7 @@ def judge(
     imported runs without calling any model (--with-llm: the judge too)."""
     from fintrade_tui.errors import UserError
     from fintrade_tui.judging.session import check_protocol, judge_runs, runs_to_judge
-    from fintrade_tui.models.llm import model_spec
+    from fintrade_tui.models.resolve import resolve
     from fintrade_tui.workspace.connection import open_workspace
 
     cfg = obj.cfg
@@ -67,11 +67,12 @@ def judge(
     if rescore and panel and not with_llm:
         raise UserError("--panel", "is an LLM judge", "add --with-llm, or drop --panel")
     name = model or cfg.judging.model
+    judge_m = None
     if with_llm or not rescore:  # a bad judge is one line before anything is written
-        model_spec(cfg, name)
+        judge_m = resolve(cfg, name)  # once for the whole command
         check_protocol(protocol, panel)
     if rescore:
-        llm = dict(panel=panel, judge=name, concurrency=concurrency, protocol=protocol)
+        llm = dict(panel=panel, judge=judge_m, concurrency=concurrency, protocol=protocol)
         _rescore(obj, ids, batch, with_reference, as_json, llm, **rescoring)
         return
     kind = "panel" if panel else "llm"
@@ -80,7 +81,9 @@ def judge(
         with progress_bars(as_json) as reporter:
             tick = reporter.start(f"{kind} judge {name} ({protocol})", len(todo))
             saved = asyncio.run(
-                judge_runs(cfg, ws, todo, panel, name, concurrency, lambda row: tick(1), protocol)
+                judge_runs(
+                    cfg, ws, todo, panel, judge_m, concurrency, lambda row: tick(1), protocol
+                )
             )
     rows = [_judged(r) | {"protocol": r["protocol"]} for r in saved]
     if as_json:
@@ -116,7 +119,7 @@ def _rescore(
             out = rs.rescore_with_store(cfg, ws, sel, mode, on_progress=tick)
         if with_llm:
             with progress_bars(as_json) as reporter:
-                tick = reporter.start(f"LLM judge {llm['judge']}", len(sel.runs))
+                tick = reporter.start(f"LLM judge {llm['judge'].name}", len(sel.runs))
                 judged = rs.rejudge(cfg, ws, sel, on_done=lambda row: tick(1), **llm)
     summary = out.summary() | {"mode": mode or "benchmark", "llm": rs.judged_summary(judged, llm)}
     if as_json:
@@ -130,7 +133,7 @@ def _rescore(
     if summary["no_reference"]:
         console.print(f"{summary['no_reference']} runs have no reference: audited, not scored")
     if judged is not None:
-        console.print(f"LLM judge {llm['judge']}: {summary['llm']['judged']} runs judged")
+        console.print(f"LLM judge {llm['judge'].name}: {summary['llm']['judged']} runs judged")
         _failures(judged)
     console.print("the matrix: `fintrade-tui report --scores match`", highlight=False)
 

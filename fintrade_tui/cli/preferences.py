@@ -69,7 +69,6 @@ def prefer(obj: Ctx, run_a: str, run_b: str, choice: str, annotator, note, as_js
 def preferences(obj: Ctx, judge: str | None, annotator: str | None, as_json: bool) -> None:
     """Agreement of human pairwise preferences with the LLM judge, per comparison."""
     from fintrade_tui.judging.preferences import judge_missing
-    from fintrade_tui.models.llm import model_spec
     from fintrade_tui.stats.preference_agreement import agreement_table
     from fintrade_tui.workspace.connection import open_workspace
     from fintrade_tui.workspace.preferences import PreferenceStore
@@ -83,14 +82,15 @@ def preferences(obj: Ctx, judge: str | None, annotator: str | None, as_json: boo
         store = PreferenceStore(ws)
         prefs = store.latest(annotator)
         if judge:
-            model_spec(cfg, name)  # an unknown judge: one line naming models:
             from fintrade_tui.models import llm
+            from fintrade_tui.models.resolve import resolve
 
+            judge_m = resolve(cfg, name)  # an unknown judge: one line naming models:
             llm.litellm()
             with progress_bars(as_json) as reporter:
                 tick = reporter.start(f"pairwise judge {name}", None)
                 saved, failures = asyncio.run(
-                    judge_missing(cfg, store, ws, name, prefs, lambda: tick(1))
+                    judge_missing(cfg, store, ws, judge_m, prefs, lambda: tick(1))
                 )
             judged = len(saved)
         verdicts = {k: v["winner"] for k, v in store.verdicts(name).items()}

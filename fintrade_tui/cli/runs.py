@@ -72,9 +72,9 @@ def ask(obj: Ctx, question_id: str, conditions, model, level, best_of, as_json: 
     cfg = obj.cfg
     conds = _conditions(conditions, cfg.runs.conditions)
     name = model or cfg.runs.default_model
-    from fintrade_tui.models.llm import model_spec
+    from fintrade_tui.models.resolve import resolve_all
 
-    model_spec(cfg, name)  # fail before any work on an unknown model
+    models = resolve_all(cfg, [name])  # fail before any work on an unknown model
     with _workspace(obj, as_json) as ws:
         q = get_question(ws, question_id)
         if not q.as_of or not q.tickers:
@@ -84,7 +84,7 @@ def ask(obj: Ctx, question_id: str, conditions, model, level, best_of, as_json: 
         if "rag" in conds:
             _index_for(obj, q.tickers, as_json)
         runs = RunStore(ws)
-        runner = Runner(cfg, runs)
+        runner = Runner(cfg, runs, models=models)
         specs = [
             RunSpec(q, c, name, level or cfg.runs.level, best_of or cfg.runs.best_of) for c in conds
         ]
@@ -263,15 +263,14 @@ def run_batch(
     as_json,
 ):
     """Run a benchmark headless: questions × models × conditions, resumable."""
-    from fintrade_tui.models.llm import model_spec
+    from fintrade_tui.models.resolve import resolve_all
     from fintrade_tui.runs.runner import Runner, RunSpec
     from fintrade_tui.workspace.run_records import RunStore
 
     cfg = obj.cfg
     conds = _conditions(conditions, cfg.runs.conditions)
     names = [m.strip() for m in (models or cfg.runs.default_model).split(",") if m.strip()]
-    for n in names:
-        model_spec(cfg, n)
+    resolved = resolve_all(cfg, names)  # each model once, checked before any work
     with _workspace(obj, as_json) as ws:
         qs = _select_questions(ws, pattern, category, limit)
         if "rag" in conds:
@@ -283,16 +282,18 @@ def run_batch(
             for c in conds
         ]
         if engine == "ray":  # its workers' rows land from Parquet shards, in bulk already
-            data = _run_on_ray(Runner(cfg, RunStore(ws)), specs, ray_address, shards, as_json)
+            data = _run_on_ray(
+                Runner(cfg, RunStore(ws), models=resolved), specs, ray_address, shards, as_json
+            )
         else:  # records grouped: the workspace stays free for the explorer between groups
-            data = _run_here(ws, cfg, specs, batch, concurrency, as_json)
+            data = _run_here(ws, cfg, specs, batch, concurrency, as_json, resolved)
     if as_json:
         click.echo(json.dumps(data))
     else:
         print_table([{"": k, "value": v} for k, v in data.items()], "batch")
 
 
-def _run_here(ws, cfg, specs, batch: str, concurrency: int | None, as_json: bool) -> dict:
+def _run_here(ws, cfg, specs, batch: str, concurrency: int | None, as_json: bool, models) -> dict:
     """The batch on the local engine, its records grouped (`BufferedRunStore`), a progress bar
     (or a JSON line per finished run) that counts a run once its record is stored."""
     from fintrade_tui.runs import batch as batches
@@ -327,7 +328,7 @@ def _run_here(ws, cfg, specs, batch: str, concurrency: int | None, as_json: bool
 
     # the store closes first: its last group is written, and counted, before the bar ends
     with progress_bars(as_json) as reporter, BufferedRunStore(ws, on_written=on_written) as store:
-        runner = Runner(cfg, store)
+        runner = Runner(cfg, store, models=models)
         todo, _ = batches.plan(runner, specs)
         tick = reporter.start(f"batch {batch}", len(todo))
         summary = asyncio.run(

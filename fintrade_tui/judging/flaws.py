@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 from pydantic import BaseModel, ConfigDict
@@ -25,6 +25,9 @@ from fintrade_tui.judging.company_check import company_check, company_line
 from fintrade_tui.questions.companies import ALIASES
 from fintrade_tui.workspace.questions import Question
 from fintrade_tui.workspace.screenings import LLM_FLAGS, Flag
+
+if TYPE_CHECKING:
+    from fintrade_tui.models.resolve import Model
 
 LENGTH_REASONS = {"length", "max_tokens", "model_length"}  # OpenAI, Anthropic/Inspect, Inspect
 EVIDENCE_CHARS = 12_000  # what the LLM check reads of a run's evidence (a small model's context)
@@ -270,11 +273,11 @@ def evidence_text(run: dict[str, Any], q: Question, limit: int = EVIDENCE_CHARS)
 
 
 async def llm_flags(
-    cfg: Any, run: dict[str, Any], q: Question, model: str
+    cfg: Any, run: dict[str, Any], q: Question, model: str | Model
 ) -> tuple[list[Flag], str | None]:
     """unsupported_claims and inconsistent_conclusion from one validated model call:
     (flags, None), or ([], the error) when the model never gave valid output."""
-    from fintrade_tui.judging.judge import _ask_valid, _messages, load_json
+    from fintrade_tui.judging.judge import _ask_valid, _messages, judge_model, load_json
     from fintrade_tui.runs.prompts import defang
 
     values = {
@@ -283,6 +286,7 @@ async def llm_flags(
         "evidence": defang(evidence_text(run, q), "evidence"),
         "answer": defang(_answer(run) or "(empty answer)", "answer"),
     }
+    model = judge_model(cfg, model)
     parsed, _raws, error, _ = await _ask_valid(
         cfg,
         model,
@@ -299,7 +303,7 @@ async def llm_flags(
         if v.flagged:
             at = _answer(run).find(v.span) if v.span else -1
             reason = " ".join(v.reason.split())[:200]
-            out.append(Flag(name, reason, v.span, at if at >= 0 else None, model))
+            out.append(Flag(name, reason, v.span, at if at >= 0 else None, model.name))
     return out, None
 
 

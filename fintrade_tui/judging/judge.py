@@ -25,6 +25,7 @@ from fintrade_tui.config import Config
 from fintrade_tui.judging.common_evidence import CommonEvidence
 from fintrade_tui.judging.panel import REASON
 from fintrade_tui.models import llm
+from fintrade_tui.models.resolve import Model, resolve
 from fintrade_tui.questions.indicators import canonical
 from fintrade_tui.runs.prompts import defang, fill_template
 from fintrade_tui.workspace.questions import Question
@@ -119,8 +120,14 @@ def golden_prf(used: list[str], golden: list[str]) -> dict[str, Any]:
     }
 
 
-def _response_format(model: str, schema: dict, name: str) -> dict[str, Any]:
-    if model.startswith("local/") or llm.litellm().supports_response_schema(model=model):
+def judge_model(cfg: Config, judge: str | Model | None = None) -> Model:
+    """The judge resolved: a `Model` its call site resolved is used as is; a name (or the
+    configured judge) is resolved here."""
+    return judge if isinstance(judge, Model) else resolve(cfg, judge or cfg.judging.model)
+
+
+def _response_format(m: Model, schema: dict, name: str) -> dict[str, Any]:
+    if m.structured:
         return {
             "response_format": {
                 "type": "json_schema",
@@ -142,10 +149,9 @@ class JudgeInput:
         return "common" if self.common is not None else "per_condition"
 
 
-def _reference_budget(cfg: Config, judge: str) -> int | None:
+def _reference_budget(cfg: Config, judge: Model) -> int | None:
     """A local judge sees a long reference's conclusion only (`judging.local_reference_tokens`)."""
-    local = llm.model_spec(cfg, judge).model.startswith("local/")
-    return cfg.judging.local_reference_tokens if local else None
+    return cfg.judging.local_reference_tokens if judge.local else None
 
 
 def _values(j: JudgeInput, reference_tokens: int | None = None) -> dict[str, str]:
@@ -192,20 +198,9 @@ def _messages(system: str, user: str, values: dict[str, str]) -> list[dict[str, 
     ]
 
 
-def _logprob_kwargs(model: str) -> dict[str, Any]:
-    """Ask for token probabilities where the provider gives them (expected scores)."""
-    try:
-        ok = model.startswith("local/") or "logprobs" in (
-            llm.litellm().get_supported_openai_params(model=model) or []
-        )
-    except Exception:  # a provider litellm cannot describe: ask for nothing extra
-        ok = False
-    return {"logprobs": True, "top_logprobs": 10} if ok else {}
-
-
 async def _ask_valid(
     cfg: Config,
-    judge: str,
+    judge: Model,
     messages: list[dict],
     schema: dict,
     parse,
@@ -214,20 +209,16 @@ async def _ask_valid(
 ) -> tuple[Any, list[str], str | None, list | None]:
     """Call the judge until `parse` accepts its reply: (parsed or None, raw replies, error,
     the accepted reply's token logprobs when asked for and given)."""
-    spec = llm.model_spec(cfg, judge)
-    kwargs = llm.call_kwargs(judge, spec, cfg.model_dir) | _response_format(
-        spec.model, schema, "judgement"
-    )
-    kwargs["temperature"] = 0.0
-    if logprobs:
-        kwargs |= _logprob_kwargs(spec.model)
+    call = judge.call().updated(**_response_format(judge, schema, "judgement"), temperature=0.0)
+    if logprobs and judge.logprobs:  # token probabilities: expected scores
+        call = call.updated(logprobs=True, top_logprobs=10)
     raws: list[str] = []
     error = None
     for _ in range(retries + 1):
         try:
-            resp = await llm.complete(kwargs, messages, cfg.runs.retries, cfg.runs.backoff)
+            resp = await llm.complete(call, messages, cfg.runs.retries, cfg.runs.backoff)
         except Exception as exc:  # the call itself failed: that is the judge's failure too
-            error = llm.error_text(exc, kwargs)
+            error = llm.error_text(exc, call)
             continue
         choice = resp.choices[0]
         raw = choice.message.content or ""
@@ -242,11 +233,12 @@ async def _ask_valid(
     return None, raws, error, None
 
 
-def judge_messages(cfg: Config, j: JudgeInput, judge: str | None = None) -> list[dict[str, str]]:
+def judge_messages(
+    cfg: Config, j: JudgeInput, judge: str | Model | None = None
+) -> list[dict[str, str]]:
     """The rubric judge's messages for `j`: under `common` a function of the question, its
     canonical evidence and the answer (with its audit) only."""
-    judge = judge or cfg.judging.model
-    v = _values(j, _reference_budget(cfg, judge))
+    v = _values(j, _reference_budget(cfg, judge_model(cfg, judge)))
     if j.common is None:
         t = templates()
     else:
@@ -255,13 +247,14 @@ def judge_messages(cfg: Config, j: JudgeInput, judge: str | None = None) -> list
     return _messages(t["system"], t["user"], v)
 
 
-async def judge_run(cfg: Config, j: JudgeInput, judge: str | None = None) -> Score:
+async def judge_run(cfg: Config, j: JudgeInput, judge: str | Model | None = None) -> Score:
     """Score one run with the LLM judge; always returns a record (ok or failure)."""
-    judge = judge or cfg.judging.model
-    messages = judge_messages(cfg, j, judge)
+    m = judge_model(cfg, judge)
+    judge = m.name
+    messages = judge_messages(cfg, j, m)
     parsed, raws, error, tokens = await _ask_valid(
         cfg,
-        judge,
+        m,
         messages,
         JUDGE_SCHEMA,
         lambda raw: Judgement.model_validate(load_json(raw)),
@@ -269,7 +262,7 @@ async def judge_run(cfg: Config, j: JudgeInput, judge: str | None = None) -> Sco
         logprobs=True,
     )
     detail: dict[str, Any] = {
-        "judge_model": llm.model_spec(cfg, judge).model,
+        "judge_model": m.string,
         "prompt_hash": prompt_hash(j.protocol),
         "raw_outputs": raws,
         "attempts": len(raws),
@@ -325,23 +318,24 @@ async def judge_run(cfg: Config, j: JudgeInput, judge: str | None = None) -> Sco
     )
 
 
-async def panel_run(cfg: Config, j: JudgeInput, judge: str | None = None) -> Score:
+async def panel_run(cfg: Config, j: JudgeInput, judge: str | Model | None = None) -> Score:
     """The SECQUE panel: N independent 0/1/2 votes, thresholded into one final score."""
     import asyncio
 
     from fintrade_tui.judging.panel import PANEL_SCHEMA, panel_score, parse_vote_with_reason
 
-    judge = judge or cfg.judging.model
+    m = judge_model(cfg, judge)
+    judge = m.name
     t = templates()
-    v = _values(j, _reference_budget(cfg, judge))
+    v = _values(j, _reference_budget(cfg, m))
     messages = _messages(t["panel_system"], t["panel_user"], v)
     calls = [
-        _ask_valid(cfg, judge, messages, PANEL_SCHEMA, parse_vote_with_reason, cfg.judging.retries)
+        _ask_valid(cfg, m, messages, PANEL_SCHEMA, parse_vote_with_reason, cfg.judging.retries)
         for _ in range(cfg.judging.panel_size)
     ]
     results = [r[:3] for r in await asyncio.gather(*calls)]
     detail: dict[str, Any] = {
-        "judge_model": llm.model_spec(cfg, judge).model,
+        "judge_model": m.string,
         "prompt_hash": prompt_hash(),
         "raw_outputs": [r for _, raws, _ in results for r in raws],
     }
@@ -356,11 +350,13 @@ async def panel_run(cfg: Config, j: JudgeInput, judge: str | None = None) -> Sco
     return Score(j.run["id"], "panel", judge, detail=detail)
 
 
-def pair_judge(cfg: Config, question: Question, answers: dict[str, str], judge: str | None = None):
+def pair_judge(
+    cfg: Config, question: Question, answers: dict[str, str], judge: str | Model | None = None
+):
     """A `judge_pair(x, y)` for tournament.round_robin over run ids of one question."""
     from fintrade_tui.judging.tournament import PAIR_SCHEMA, parse_pair
 
-    judge = judge or cfg.judging.model
+    judge = judge_model(cfg, judge)
     t = templates()
 
     async def judge_pair(x: str, y: str) -> str:

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from fintrade_tui.workspace.preferences import PreferenceStore, unordered_pair
+
+if TYPE_CHECKING:
+    from fintrade_tui.models.resolve import Model
 
 
 def verdict_row(question_id: str, judge: str, match: dict[str, Any]) -> dict[str, Any]:
@@ -42,23 +45,23 @@ async def judge_missing(
     cfg: Any,
     store: PreferenceStore,
     con: duckdb.DuckDBPyConnection,
-    judge: str,
+    judge: str | Model,
     rows: list[dict[str, Any]],
     on_done: Callable[[], None] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
     """Judge, in both orders, the pairs of `rows` (preferences) `judge` has no verdict on yet.
     Returns (verdicts saved, failures as {"pair", "error"}); one pair failing spares the rest."""
-    from fintrade_tui.judging.judge import pair_judge, prompt_hash
+    from fintrade_tui.judging.judge import judge_model, pair_judge, prompt_hash
     from fintrade_tui.judging.tournament import round_robin
-    from fintrade_tui.models import llm
     from fintrade_tui.workspace.questions import get_question
     from fintrade_tui.workspace.run_records import RunStore
 
+    model = judge_model(cfg, judge)  # once for all the pairs
+    judge = model.name
     have = store.verdicts(judge)
     todo = sorted({(r["question_id"], *unordered_pair(r["run_a"], r["run_b"])) for r in rows})
     todo = [t for t in todo if t[1:] not in have]
     runs = RunStore(con)
-    spec_model = llm.model_spec(cfg, judge).model
     sem = asyncio.Semaphore(2)  # two pairs (four calls) at once
     saved: list[dict[str, Any]] = []
     failures: list[dict[str, str]] = []
@@ -68,9 +71,9 @@ async def judge_missing(
             question = get_question(con, qid)
             answers = {rid: runs.get(rid)["answer"] or "" for rid in (x, y)}
             async with sem:
-                result = await round_robin([x, y], pair_judge(cfg, question, answers, judge))
+                result = await round_robin([x, y], pair_judge(cfg, question, answers, model))
             row = verdict_row(qid, judge, result["matches"][0])
-            row |= {"judge_model": spec_model, "prompt_hash": prompt_hash()}
+            row |= {"judge_model": model.string, "prompt_hash": prompt_hash()}
             saved.append(store.save_verdict(row))
         except Exception as exc:  # recorded per pair: the report shows it unjudged
             failures.append({"pair": f"{x} vs {y}", "error": str(exc).splitlines()[0][:200]})

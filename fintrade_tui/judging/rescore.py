@@ -24,7 +24,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -35,6 +35,9 @@ from fintrade_tui.judging.answer_match import EQUAL, IN_RANGE, MODES, NO_REFEREN
 from fintrade_tui.workspace.questions import load_questions
 from fintrade_tui.workspace.run_records import COMPLETED, RunStore
 from fintrade_tui.workspace.scores import Score, ScoreStore, append_scores
+
+if TYPE_CHECKING:
+    from fintrade_tui.models.resolve import Model
 
 MATCH_KIND, MATCHER = "match", "matcher"  # the score kind and annotator re-scoring writes
 CORRECT = (EQUAL, IN_RANGE)  # verdicts labelled correct; no_reference gets no label
@@ -178,7 +181,7 @@ def rejudge(
     cfg: Config,
     ws: duckdb.DuckDBPyConnection,
     sel: Selection,
-    judge: str,
+    judge: Model,
     panel: bool = False,
     concurrency: int = 2,
     protocol: str = "per_condition",
@@ -198,7 +201,7 @@ def judged_summary(judged: list[dict[str, Any]] | None, llm: dict[str, Any]) -> 
     if judged is None:
         return None
     ok = sum(r["status"] == "ok" for r in judged)
-    keep = {k: llm[k] for k in ("judge", "protocol", "panel")}
+    keep = {k: llm[k] for k in ("protocol", "panel")} | {"judge": llm["judge"].name}
     return keep | {"judged": ok, "failures": len(judged) - ok}
 
 

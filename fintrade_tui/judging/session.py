@@ -14,7 +14,8 @@ import duckdb
 
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
-from fintrade_tui.judging.judge import JudgeInput, judge_run, panel_run
+from fintrade_tui.judging.judge import JudgeInput, judge_model, judge_run, panel_run
+from fintrade_tui.models.resolve import Model, local_string
 from fintrade_tui.stats.breakdown import run_fields
 from fintrade_tui.store.db import connect
 from fintrade_tui.workspace.questions import load_questions
@@ -124,7 +125,7 @@ async def judge_runs(
     ws: duckdb.DuckDBPyConnection,
     runs: list[dict[str, Any]],
     panel: bool = False,
-    judge: str | None = None,
+    judge: str | Model | None = None,
     concurrency: int = 2,
     on_done: Callable[[dict[str, Any]], None] | None = None,
     protocol: str = "per_condition",
@@ -137,7 +138,7 @@ async def judge_runs(
     from fintrade_tui.judging.common_evidence import CommonEvidenceCache
 
     check_protocol(protocol, panel)
-    judge = judge or cfg.judging.model
+    judge = judge_model(cfg, judge)  # once for all the runs
     common = CommonEvidenceCache(cfg) if protocol == "common" else None
     scores = ScoreStore(ws)
     questions = {q.id: q for q in load_questions(ws, ids=sorted({r["question_id"] for r in runs}))}
@@ -187,7 +188,7 @@ def llm_judges(
         key = (s["annotator"], (s.get("detail") or {}).get("judge_model") or "?")
         seen[key] = seen.get(key, 0) + 1
     return [
-        {"judge": name, "model": model, "runs": n, "local": model.startswith("local/")}
+        {"judge": name, "model": model, "runs": n, "local": local_string(model)}
         for (name, model), n in sorted(seen.items())
     ]
 

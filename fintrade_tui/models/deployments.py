@@ -21,7 +21,6 @@ from typing import Any
 
 from fintrade_tui.config import DeploymentConfig, ModelConfig
 
-POOL = "_fintrade_deployments"  # the call_kwargs key holding the pool (never sent to litellm)
 WINDOW = 60.0  # seconds of a tpm window
 
 _share = 1

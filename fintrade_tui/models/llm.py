@@ -1,8 +1,8 @@
-"""Model gateway room: the one place that imports litellm (lazily) and turns a registry entry
-into call arguments. Every model call of the app goes through `stream_chat` or `complete`.
+"""Model gateway room: the one place that imports litellm (lazily) and sends a resolved model's
+`Call` (models/resolve.py). Every model call of the app goes through `stream_chat` or `complete`.
 
 Per-request arguments only: no global litellm settings change between calls. API keys are
-read from the environment variable the registry names and never leave this module's kwargs;
+read from the environment variable the registry names and never leave a call's arguments;
 every text a call gives back (streamed deltas, whole replies, tool-call arguments, error lines)
 passes through `redact` first, so a provider echoing a key shows `***` instead.
 """
@@ -14,13 +14,34 @@ import os
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui import redact
-from fintrade_tui.config import Config, ModelConfig
-from fintrade_tui.errors import UserError
-from fintrade_tui.models.keys import env_key
+
+if TYPE_CHECKING:
+    from fintrade_tui.models.deployments import Pool
+
+
+@dataclass
+class Call:
+    """One call's arguments: what litellm is sent, and the model's deployment pool, kept
+    apart (it chooses and paces an endpoint per attempt and is never sent)."""
+
+    kwargs: dict[str, Any]
+    pool: Pool | None = None
+    local: bool = False  # an offline model: no price, no key
+
+    def updated(self, **kwargs: Any) -> Call:
+        return Call(self.kwargs | kwargs, self.pool, self.local)
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The keys this call may send (its own, or each deployment's): blanked wherever a
+        provider echoes them."""
+        keys = [self.kwargs.get("api_key")]
+        keys += list(self.pool.keys.values()) if self.pool is not None else []
+        return tuple(str(k) for k in keys if k)
+
 
 _litellm: Any = None
 
@@ -46,117 +67,22 @@ def litellm() -> Any:
     return _litellm
 
 
-def model_spec(cfg: Config, name: str) -> ModelConfig:
-    # every key variable of the registry in use is blanked wherever its value shows up
-    redact.watch_config(cfg.models)
-    if name not in cfg.models:
-        known = ", ".join(sorted(cfg.models)) or "none"
-        raise UserError(
-            f"model {name!r}", f"is not in the registry ({known})", "add it under models:"
-        )
-    return cfg.models[name]
-
-
-def call_kwargs(name: str, spec: ModelConfig, model_dir: Path | None = None) -> dict[str, Any]:
-    """litellm keyword arguments for one registry entry (the key from its env variable);
-    `model_dir` holds the packaged local weights (config `model_dir`)."""
-    kw: dict[str, Any] = {
-        "model": spec.model,
-        "temperature": spec.temperature,
-        "max_tokens": spec.max_tokens,
-        "timeout": spec.timeout,
-    }
-    if spec.api_base:
-        kw["api_base"] = spec.api_base
-    if spec.api_key_env:
-        kw["api_key"] = env_key(f"model {name!r}", spec.api_key_env)
-    if spec.model.startswith("local/"):
-        from fintrade_tui.models import local
-
-        local.register(spec.model.split("/", 1)[1], spec.gguf, spec.context_tokens, model_dir)
-    kw.update(spec.extra)
-    if spec.deployments:
-        from fintrade_tui.models import deployments
-
-        kw[deployments.POOL] = deployments.pool(name, spec)  # chosen per attempt: _routed
-    return kw
-
-
 async def _routed(
-    kwargs: dict[str, Any], usage: Usage | None = None, messages: list[dict] | None = None
+    call: Call, usage: Usage | None = None, messages: list[dict] | None = None
 ) -> dict[str, Any]:
     """The call's own arguments: with deployments, one chosen (and paced) for this attempt."""
-    from fintrade_tui.models import deployments
-
-    pool = kwargs.get(deployments.POOL)
-    if pool is None:
-        return kwargs
-    base = {k: v for k, v in kwargs.items() if k != deployments.POOL}
-    dep, kw = await pool.acquire(base, messages)
+    if call.pool is None:
+        return call.kwargs
+    dep, kw = await call.pool.acquire(call.kwargs, messages)
     if usage is not None:
         usage.deployment = dep
     return kw
 
 
-def _failed(kwargs: dict[str, Any], usage: Usage | None, exc: BaseException) -> None:
+def _failed(call: Call, usage: Usage | None, exc: BaseException) -> None:
     """A retryable failure cools the deployment that answered it down."""
-    from fintrade_tui.models import deployments
-
-    pool = kwargs.get(deployments.POOL)
-    if pool is not None and usage is not None and usage.deployment and retryable(exc):
-        pool.cool_down(usage.deployment)
-
-
-def warm(cfg: Config, name: str) -> None:
-    """Start loading a local model's weights now, in the background (the Arena calls it as a
-    run starts, so the load overlaps RAG's indexing); hosted models need nothing."""
-    spec = model_spec(cfg, name)
-    if spec.model.startswith("local/"):
-        from fintrade_tui.models import local
-
-        call_kwargs(name, spec, cfg.model_dir)  # registers the GGUF (verified before loading)
-        local._engine(spec.model)
-
-
-def prefill(cfg: Config, name: str, messages: list[dict[str, str]]) -> int:
-    """Have a local model read `messages` now (blocking until read), so a prompt that starts
-    with them later reads only the rest; returns the tokens read. Hosted models: 0."""
-    spec = model_spec(cfg, name)
-    if not spec.model.startswith("local/"):
-        return 0
-    from fintrade_tui.models import local
-    from fintrade_tui.models.llama_engine import Sampling
-
-    call_kwargs(name, spec, cfg.model_dir)
-    engine = local._engine(spec.model)
-    for _ in engine.stream(messages, Sampling(max_tokens=1, temperature=0.0)):
-        pass
-    return len(engine.prompt_tokens(messages))
-
-
-def public_params(spec: ModelConfig) -> dict[str, Any]:
-    """What a run record keeps of its model parameters: everything but secrets."""
-    # endpoints and their limits are not model settings: adding a deployment keeps batch keys
-    d = spec.model_dump(mode="json", exclude={"api_key_env", "deployments", "cooldown"})
-    d["extra"] = {k: v for k, v in d["extra"].items() if "key" not in k.lower()}
-    if spec.model.startswith("local/"):
-        from fintrade_tui.models.weights import CATALOGUE
-
-        # packaged weights are verified against this hash before they are loaded
-        w = None if spec.gguf else CATALOGUE.get(spec.model.split("/", 1)[1])
-        d["gguf_sha256"] = w.sha256 if w else None
-    return d
-
-
-def supports_tools(spec: ModelConfig) -> bool:
-    if spec.tools != "auto":
-        return spec.tools == "native"
-    if spec.model.startswith("local/"):
-        return False
-    try:
-        return bool(litellm().supports_function_calling(model=spec.model))
-    except Exception:  # unknown to litellm's model map: use the router
-        return False
+    if call.pool is not None and usage is not None and usage.deployment and retryable(exc):
+        call.pool.cool_down(usage.deployment)
 
 
 def retryable(exc: BaseException) -> bool:
@@ -188,7 +114,7 @@ class Usage:
 
 
 async def stream_chat(
-    kwargs: dict[str, Any],
+    call: Call,
     messages: list[dict[str, Any]],
     usage: Usage,
     retries: int = 3,
@@ -202,14 +128,14 @@ async def stream_chat(
     attempt = 0
     while True:
         got_text = False
-        shown = redact.Stream(_call_keys(kwargs))  # a key split over deltas is blanked too
+        shown = redact.Stream(call.keys)  # a key split over deltas is blanked too
         try:
-            call = await _routed(kwargs, usage, messages)
+            kwargs = await _routed(call, usage, messages)
             response = await lm.acompletion(
                 messages=messages,
                 stream=True,
                 stream_options={"include_usage": True},
-                **call,
+                **kwargs,
                 **extra,
             )
             async for chunk in response:
@@ -225,12 +151,12 @@ async def stream_chat(
                         yield text
             if tail := shown.flush():
                 yield tail
-            _cost(lm, kwargs["model"], usage)
+            _cost(lm, call, usage)
             return
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            _failed(kwargs, usage, exc)
+            _failed(call, usage, exc)
             if got_text or attempt >= retries or not retryable(exc):
                 if tail := shown.flush():
                     yield tail  # the partial answer the caller keeps
@@ -241,7 +167,7 @@ async def stream_chat(
 
 
 async def complete(
-    kwargs: dict[str, Any],
+    call: Call,
     messages: list[dict[str, Any]],
     retries: int = 3,
     backoff: float = 1.0,
@@ -253,12 +179,12 @@ async def complete(
     while True:
         usage = Usage()
         try:
-            call = await _routed(kwargs, usage, messages)
-            return redact.response(await lm.acompletion(messages=messages, **call, **extra))
+            kwargs = await _routed(call, usage, messages)
+            return redact.response(await lm.acompletion(messages=messages, **kwargs, **extra))
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            _failed(kwargs, usage, exc)
+            _failed(call, usage, exc)
             if attempt >= retries or not retryable(exc):
                 raise
             attempt += 1
@@ -272,12 +198,12 @@ def _take_usage(chunk: Any, usage: Usage) -> None:
         usage.tokens_out = u.completion_tokens
 
 
-def _cost(lm: Any, model: str, usage: Usage) -> None:
-    if usage.tokens_in is None or model.startswith("local/"):
+def _cost(lm: Any, call: Call, usage: Usage) -> None:
+    if usage.tokens_in is None or call.local:
         return
     try:
         a, b = lm.cost_per_token(
-            model=model,
+            model=call.kwargs["model"],
             prompt_tokens=usage.tokens_in,
             completion_tokens=usage.tokens_out or 0,
         )
@@ -286,20 +212,10 @@ def _cost(lm: Any, model: str, usage: Usage) -> None:
         usage.cost = None
 
 
-def _call_keys(kwargs: dict[str, Any] | None) -> tuple[str, ...]:
-    """The keys one call's arguments hold (its own, or each deployment's)."""
-    from fintrade_tui.models.deployments import POOL
-
-    keys = [(kwargs or {}).get("api_key")]
-    pool = (kwargs or {}).get(POOL)
-    keys += list(pool.keys.values()) if pool is not None else []
-    return tuple(str(k) for k in keys if k)
-
-
-def error_text(exc: BaseException, kwargs: dict[str, Any] | None = None) -> str:
+def error_text(exc: BaseException, call: Call | None = None) -> str:
     """One line for the run record and the pane: the error class and its first line, with
     every key blanked out should a provider echo it back (before cutting: a key across the
     cut would otherwise leave its start)."""
-    whole = redact.text(str(exc), _call_keys(kwargs))
+    whole = redact.text(str(exc), call.keys if call else ())
     first = (whole.strip().splitlines() or [""])[0][:300]
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fintrade_tui.models import llm
 from fintrade_tui.runs.runner import RunEvent, Runner, RunSpec, drain
 
 
@@ -48,7 +47,7 @@ def plan_keyed(runner: Runner, specs: list[RunSpec]) -> tuple[list[tuple[str, Ru
     """`plan` with each pending spec's run key (the Ray engine ships both to its workers)."""
     keyed = {}
     for s in specs:
-        params = llm.public_params(llm.model_spec(runner.cfg, s.model))
+        params = runner.model(s.model).params
         keyed[s.key(params)] = s
     done = runner.runs.completed_keys(list(keyed))
     return [(k, s) for k, s in keyed.items() if k not in done], len(done)

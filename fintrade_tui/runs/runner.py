@@ -20,6 +20,7 @@ from typing import Any
 
 from fintrade_tui.config import Config
 from fintrade_tui.models import llm
+from fintrade_tui.models.resolve import Model, resolve
 from fintrade_tui.questions.kind import question_kind
 from fintrade_tui.store.db import connect
 from fintrade_tui.workspace.evidence import CONDITIONS, Evidence
@@ -72,14 +73,27 @@ class Runner:
     """Runs specs against one config; the store is opened read-only per preparing thread."""
 
     def __init__(
-        self, cfg: Config, runs: RunStore, staged_index: bool = False, build_index: bool = True
+        self,
+        cfg: Config,
+        runs: RunStore,
+        staged_index: bool = False,
+        build_index: bool = True,
+        models: dict[str, Model] | None = None,
     ) -> None:
         self.cfg = cfg
         self.runs = runs
+        # the models this runner's call site resolved (each resolved once, here if not there)
+        self.models: dict[str, Model] = dict(models or {})
         # the Arena: a RAG run indexes first what its question uses, the rest in the background
         self.staged_index = staged_index
         # a Ray worker only reads the index (the driver built it): one writer per index
         self.build_index = build_index
+
+    def model(self, name: str) -> Model:
+        """The resolved model of this name: resolved once for all this runner's runs."""
+        if name not in self.models:
+            self.models[name] = resolve(self.cfg, name)
+        return self.models[name]
 
     # -- evidence and prompt (blocking: store and retrieval; called on a worker thread) --
     def prepare(self, spec: RunSpec) -> Prepared:
@@ -92,7 +106,7 @@ class Runner:
             raise UserError(
                 f"condition {spec.condition!r}", "is unknown", f"use {', '.join(CONDITIONS)}"
             )
-        m = llm.model_spec(self.cfg, spec.model)
+        m = self.model(spec.model)
         if spec.condition == "rag" and spec.question.tickers and self.build_index:
             from fintrade_tui.retrieval.indexing import ensure_index
 
@@ -104,7 +118,7 @@ class Runner:
             # the long-context and forecast builders fill the model's own evidence budget
             ctx = ConditionContext(self.cfg, con, m.evidence_tokens)
             evidence = build_evidence(spec.condition, spec.question, ctx)
-            native = spec.condition == "tool_use" and llm.supports_tools(m)
+            native = spec.condition == "tool_use" and m.tools
             if spec.condition == "tool_use" and not native:
                 _route_tools(con, spec.question, evidence)
         # the Oracle shows every golden value, whatever the budget: trimming it would no longer
@@ -123,16 +137,16 @@ class Runner:
 
     # -- the run --
     async def stream(self, spec: RunSpec) -> AsyncIterator[RunEvent]:
-        m = llm.model_spec(self.cfg, spec.model)
-        kwargs = llm.call_kwargs(spec.model, m, self.cfg.model_dir)
-        params = llm.public_params(m)
+        m = self.model(spec.model)
+        call = m.call()
+        params = m.params
         row: dict[str, Any] = {
             "batch": spec.batch,
             "batch_key": spec.key(params) if spec.batch else None,
             "question_id": spec.question.id,
             "condition": spec.condition,
             "model": spec.model,
-            "model_string": m.model,
+            "model_string": m.string,
             "params": params,
             "level": spec.level,
             "best_of": spec.best_of,
@@ -163,21 +177,21 @@ class Runner:
             )
             yield RunEvent("started", run_id, spec, data={"evidence": prep.evidence})
             usage = llm.Usage()
-            async with asyncio.timeout(m.timeout):
+            async with asyncio.timeout(m.spec.timeout):
                 messages = prep.messages
                 if prep.native_tools:
-                    messages = await self._tool_rounds(spec, kwargs, messages, prep.evidence)
-                    for call in prep.evidence.tool_calls:
-                        yield RunEvent("tool", run_id, spec, data=call)
+                    messages = await self._tool_rounds(spec, call, messages, prep.evidence)
+                    for tool_call in prep.evidence.tool_calls:
+                        yield RunEvent("tool", run_id, spec, data=tool_call)
                 if spec.best_of > 1:
-                    candidates = await self._candidates(spec, kwargs, messages, usage)
-                    chosen = await self._select(spec, kwargs, candidates)
+                    candidates = await self._candidates(spec, call, messages, usage)
+                    chosen = await self._select(spec, call, candidates)
                     usage.ttft = usage.ttft or (time.monotonic() - usage.started)
                     answer.append(candidates[chosen])
                     yield RunEvent("token", run_id, spec, text=candidates[chosen])
                 else:
                     async for text in llm.stream_chat(
-                        kwargs, messages, usage, self.cfg.runs.retries, self.cfg.runs.backoff
+                        call, messages, usage, self.cfg.runs.retries, self.cfg.runs.backoff
                     ):
                         text = _valid_text(text)
                         answer.append(text)
@@ -188,12 +202,12 @@ class Runner:
                 said = "nothing" if not answer else "only whitespace"
                 state = {"status": ERROR, "error": f"the model replied with {said}"}
         except TimeoutError:
-            state = {"status": TIMEOUT, "error": f"no complete answer within {m.timeout:g} s"}
+            state = {"status": TIMEOUT, "error": f"no complete answer within {m.spec.timeout:g} s"}
         except (asyncio.CancelledError, GeneratorExit):
             state = {"status": CANCELLED, "error": "cancelled"}
             raise
         except Exception as exc:
-            state = {"status": ERROR, "error": llm.error_text(exc, kwargs)}
+            state = {"status": ERROR, "error": llm.error_text(exc, call)}
         finally:
             end = {
                 "answer": "".join(answer),
@@ -216,7 +230,7 @@ class Runner:
         yield RunEvent("ended", run_id, spec, data=end)
 
     async def _tool_rounds(
-        self, spec: RunSpec, kwargs: dict, messages: list[dict], evidence: Evidence
+        self, spec: RunSpec, call: llm.Call, messages: list[dict], evidence: Evidence
     ) -> list[dict]:
         """Native function calling: let the model call tools for a few rounds, then answer."""
         from fintrade_tui.runs.tools import TOOL_SPECS
@@ -225,7 +239,7 @@ class Runner:
         store = self.cfg.store
         for _ in range(MAX_TOOL_ROUNDS):
             resp = await llm.complete(
-                kwargs, msgs, self.cfg.runs.retries, self.cfg.runs.backoff, tools=TOOL_SPECS
+                call, msgs, self.cfg.runs.retries, self.cfg.runs.backoff, tools=TOOL_SPECS
             )
             msg = resp.choices[0].message
             calls = getattr(msg, "tool_calls", None) or []
@@ -241,24 +255,24 @@ class Runner:
         return msgs
 
     async def _candidates(
-        self, spec: RunSpec, kwargs: dict, messages: list[dict], usage: llm.Usage
+        self, spec: RunSpec, call: llm.Call, messages: list[dict], usage: llm.Usage
     ) -> list[str]:
         out = []
         for _ in range(spec.best_of):
             parts = [
                 t
                 async for t in llm.stream_chat(
-                    kwargs, messages, usage, self.cfg.runs.retries, self.cfg.runs.backoff
+                    call, messages, usage, self.cfg.runs.retries, self.cfg.runs.backoff
                 )
             ]
             out.append(_valid_text("".join(parts)))
         return out
 
-    async def _select(self, spec: RunSpec, kwargs: dict, candidates: list[str]) -> int:
+    async def _select(self, spec: RunSpec, call: llm.Call, candidates: list[str]) -> int:
         from fintrade_tui.runs.prompts import parse_selection, selection_prompt
 
         resp = await llm.complete(
-            kwargs | {"max_tokens": 16},
+            call.updated(max_tokens=16),
             selection_prompt(spec.question, candidates),
             self.cfg.runs.retries,
             self.cfg.runs.backoff,

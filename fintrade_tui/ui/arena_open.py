@@ -211,9 +211,11 @@ class ArenaOpening:
         from fintrade_tui.models import llm
 
         panes = self.panes()
-        models = [p.model or self.model for p in panes]
-        with suppress(Exception):
-            models = [m for m in models if llm.model_spec(self.cfg, m).model.startswith("local/")]
+        models = []  # the local ones: hosted models have nothing to load or read
+        for name in dict.fromkeys(p.model or self.model for p in panes):
+            with suppress(Exception):  # an unknown model fails in its pane, with its error
+                if (m := self.runner.model(name)).local:
+                    models.append(m)
         if not models or not q.as_of:
             return
         stop = threading.Event()
@@ -223,7 +225,7 @@ class ArenaOpening:
             app.call_from_thread(self.say, f"getting ready: {msg}")
 
         rag = any(p.condition == "rag" for p in panes)
-        self.say(f"getting ready: {', '.join(dict.fromkeys(models))} reading the question…")
+        self.say(f"getting ready: {', '.join(m.name for m in models)} reading the question…")
         try:
             await asyncio.to_thread(
                 prepare, self.cfg, q, models, self.level, rag, say, None, stop.is_set

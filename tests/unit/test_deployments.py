@@ -13,6 +13,7 @@ import pytest
 from fintrade_tui.config import Config, DeploymentConfig, ModelConfig
 from fintrade_tui.errors import UserError
 from fintrade_tui.models import deployments, llm
+from fintrade_tui.models.resolve import Model, resolve
 
 
 def _entry(**kw) -> ModelConfig:
@@ -74,8 +75,8 @@ def test_a_failing_deployment_cools_down_and_the_other_answers(tmp_path) -> None
     ]
     cfg = Config(models={"m": _entry(deps=deps, cooldown=60)}, workspace=tmp_path / "w.duckdb")
     deployments.set_share(1)
-    kwargs = llm.call_kwargs("m", cfg.models["m"])
-    pool = kwargs[deployments.POOL]
+    call = resolve(cfg, "m").call()
+    pool = call.pool
     pool.next_free["up"] = time.monotonic() + 0.05  # "down" is chosen first
 
     async def ask() -> tuple[str, llm.Usage]:
@@ -83,7 +84,7 @@ def test_a_failing_deployment_cools_down_and_the_other_answers(tmp_path) -> None
         parts = [
             t
             async for t in llm.stream_chat(
-                kwargs, [{"role": "user", "content": "q"}], usage, retries=2, backoff=0.01
+                call, [{"role": "user", "content": "q"}], usage, retries=2, backoff=0.01
             )
         ]
         return "".join(parts), usage
@@ -101,7 +102,7 @@ def test_keys_come_from_the_environment_and_fallbacks_are_refused(monkeypatch) -
     pool = deployments.Pool("m", _entry(deps=deps))
     assert pool._kwargs("k", {"model": "x"})["api_key"] == "sk-test-12345678"
     # a provider echoing a deployment's key never reaches the record
-    msg = llm.error_text(ValueError("bad key sk-test-12345678"), {deployments.POOL: pool})
+    msg = llm.error_text(ValueError("bad key sk-test-12345678"), llm.Call({}, pool))
     assert "sk-test-12345678" not in msg and "***" in msg
     with pytest.raises(ValueError, match="refused"):
         ModelConfig(model="openai/x", extra={"fallbacks": ["openai/y"]})
@@ -114,8 +115,8 @@ def test_keys_come_from_the_environment_and_fallbacks_are_refused(monkeypatch) -
 def test_deployments_do_not_change_batch_keys_or_leak_keys() -> None:
     plain = ModelConfig(model="openai/gpt-4o-mini")
     routed = _entry(deps=[DeploymentConfig(name="k", api_key_env="SECRET_ENV")])
-    assert llm.public_params(plain) == llm.public_params(routed)
-    assert "SECRET_ENV" not in str(llm.public_params(routed))
+    assert Model("a", plain).params == Model("b", routed).params
+    assert "SECRET_ENV" not in str(Model("b", routed).params)
 
 
 def test_the_local_engine_never_imports_ray() -> None:

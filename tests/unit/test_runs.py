@@ -14,6 +14,7 @@ import pytest
 from fintrade_tui.application.readiness import SEEDS
 from fintrade_tui.config import Config, ModelConfig
 from fintrade_tui.models import llm, providers
+from fintrade_tui.models.resolve import Model, resolve
 from fintrade_tui.questions.samples import aapl_fy2024
 from fintrade_tui.runs.runner import Runner, RunSpec, drain
 from fintrade_tui.workspace.connection import open_workspace
@@ -148,10 +149,10 @@ def test_unknown_model_and_missing_key_are_one_line_errors(built_store: Config) 
     from fintrade_tui.errors import UserError
 
     with pytest.raises(UserError, match="not in the registry"):
-        llm.model_spec(built_store, "nope")
+        resolve(built_store, "nope")
     spec = ModelConfig(model="openai/gpt-4o-mini", api_key_env="FINTRADE_TEST_NO_SUCH_KEY")
     with pytest.raises(UserError, match="FINTRADE_TEST_NO_SUCH_KEY"):
-        llm.call_kwargs("remote", spec)
+        Model("remote", spec).call()
 
 
 def test_batch_killed_with_sigkill_resumes_without_loss_or_duplicates(
@@ -339,5 +340,5 @@ _SAMPLE = {"F1", "F7", "T2", "T9", "FT1", "FT5"}
 
 def test_an_echoed_api_key_never_reaches_the_record() -> None:
     exc = RuntimeError("AuthenticationError: Incorrect API key provided: sk-test-1234567890")
-    text = llm.error_text(exc, {"api_key": "sk-test-1234567890"})
+    text = llm.error_text(exc, llm.Call({"api_key": "sk-test-1234567890"}))
     assert "sk-test-1234567890" not in text and "***" in text

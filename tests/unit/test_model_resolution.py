@@ -1,0 +1,84 @@
+"""A model name is resolved into its `Model` once per command (models/resolve.py counts every
+resolution): `ask` over several conditions, `run` over questions × models × conditions, and
+`judge` over many runs each look each model up once, not once per run or per call."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from fintrade_tui.cli import main
+from fintrade_tui.config import Config, ModelConfig
+from fintrade_tui.errors import UserError
+from fintrade_tui.models import resolve as resolution
+from tests.conftest import write_config
+
+ANSWER = "Apple's ROE was about 1.6 and its ROA about 0.27 in fiscal 2024."
+DIM = {"score": 4, "justification": "as read"}
+JUDGEMENT = json.dumps(
+    {
+        **dict.fromkeys(("accuracy", "completeness", "relevance", "clarity"), DIM),
+        "metrics_used": ["ROE"],
+        "fundamental_integration": 4,
+        "trading_signal_integration": 1,
+        "reasoning_depth": 3,
+    }
+)
+
+
+@pytest.fixture
+def config(built_store: Config, tmp_path: Path) -> Path:
+    models = "".join(
+        f"  {name}:\n    model: openai/gpt-4o-mini\n    extra: {{mock_response: {json.dumps(text)}}}\n"
+        for name, text in (("one", ANSWER), ("two", ANSWER), ("judge", JUDGEMENT))
+    )
+    extra = f"workspace: {tmp_path / 'ws.duckdb'}\njudging: {{model: judge}}\nmodels:\n{models}"
+    return write_config(tmp_path / "cfg", built_store.bundle, built_store.store, extra)
+
+
+def _counted(config: Path, *args: str) -> dict[str, int]:
+    """The command's resolutions per model name (the CLI runs in this process)."""
+    resolution.RESOLUTIONS.clear()
+    res = CliRunner().invoke(main, ["--config", str(config), *args])
+    assert res.exit_code == 0, res.output
+    return dict(resolution.RESOLUTIONS)
+
+
+def test_each_command_resolves_each_model_once(config: Path) -> None:
+    conditions = "no_rag,oracle,tool_use"
+    assert _counted(config, "ask", "F1", "-c", conditions, "-m", "one", "--json") == {"one": 1}
+    # 3 questions × 2 models × 3 conditions = 18 runs, 4 at once
+    got = _counted(
+        config, "run", "--questions", "F1,F2,T1", "--models", "one,two", "-c", conditions,
+        "--concurrency", "4", "--json",
+    )  # fmt: skip
+    assert got == {"one": 1, "two": 1}
+    # the 21 completed runs judged (2 at once): one judge, resolved once
+    assert _counted(config, "judge", "--json") == {"judge": 1}
+    listed = CliRunner().invoke(main, ["--config", str(config), "runs", "list", "--json"])
+    runs = [r for r in json.loads(listed.output) if r["origin"] == "local"]
+    assert len(runs) == 21 and {r["status"] for r in runs} == {"completed"}
+
+
+def test_the_model_says_what_it_is(tmp_path: Path) -> None:
+    cfg = Config(
+        models={
+            "hosted": ModelConfig(model="openai/gpt-4o-mini", tools="native"),
+            "here": ModelConfig(model="local/smollm2"),
+        },
+        workspace=tmp_path / "w.duckdb",
+    )
+    hosted, here = resolution.resolve(cfg, "hosted"), resolution.resolve(cfg, "here")
+    assert (hosted.kind, hosted.local, hosted.tools, hosted.pool) == ("hosted", False, True, None)
+    assert (here.kind, here.local_name, here.tools, here.structured) == (
+        "local",
+        "smollm2",
+        False,
+        True,
+    )
+    assert here.params["gguf_sha256"] and "gguf_sha256" not in hosted.params
+    with pytest.raises(UserError, match="not in the registry"):
+        resolution.resolve(cfg, "nope")
