@@ -31,8 +31,9 @@ JUDGEMENT = json.dumps(
 
 @pytest.fixture
 def config(built_store: Config, tmp_path: Path) -> Path:
+    entry = "  {}:\n    model: openai/gpt-4o-mini\n    extra: {{mock_response: {}}}\n"
     models = "".join(
-        f"  {name}:\n    model: openai/gpt-4o-mini\n    extra: {{mock_response: {json.dumps(text)}}}\n"
+        entry.format(name, json.dumps(text))
         for name, text in (("one", ANSWER), ("two", ANSWER), ("judge", JUDGEMENT))
     )
     extra = f"workspace: {tmp_path / 'ws.duckdb'}\njudging: {{model: judge}}\nmodels:\n{models}"
