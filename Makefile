@@ -114,47 +114,47 @@ index: venv
 	$(BIN)/fintrade-tui index
 
 bench: venv
-	$(BIN)/python benchmarks/bench_store.py
+	$(BIN)/python -m benchmarks.bench_store
 
 bench-models: venv model
-	$(BIN)/python benchmarks/bench_models.py
+	$(BIN)/python -m benchmarks.bench_models
 
 bench-judge: venv model
-	$(BIN)/python benchmarks/bench_judge_calibration.py
+	$(BIN)/python -m benchmarks.bench_judge_calibration
 
 bench-embedding: venv
-	$(BIN)/python benchmarks/bench_embedding.py
+	$(BIN)/python -m benchmarks.bench_embedding
 
 bench-recency: venv
-	$(BIN)/python benchmarks/bench_recency.py
+	$(BIN)/python -m benchmarks.bench_recency
 
 bench-first-rag: venv model
-	$(BIN)/python benchmarks/bench_first_rag.py
+	$(BIN)/python -m benchmarks.bench_first_rag
 
 bench-retrieval: venv
-	$(BIN)/python benchmarks/bench_retrieval.py
+	$(BIN)/python -m benchmarks.bench_retrieval
 
 bench-tui: venv
-	$(BIN)/python benchmarks/bench_tui.py
+	$(BIN)/python -m benchmarks.bench_tui
 
 bench-import: venv
-	$(BIN)/python benchmarks/bench_import.py
+	$(BIN)/python -m benchmarks.bench_import
 
 bench-rescore: venv
 	$(BIN)/fintrade-tui ingest --if-outdated
-	$(BIN)/python benchmarks/bench_rescore.py
+	$(BIN)/python -m benchmarks.bench_rescore
 
 bench-html: venv
 	$(BIN)/fintrade-tui ingest --if-outdated
-	$(BIN)/python benchmarks/bench_html.py
+	$(BIN)/python -m benchmarks.bench_html
 
 bench-cold-start: venv
 	$(BIN)/fintrade-tui ingest --if-outdated
-	$(BIN)/python benchmarks/bench_cold_start.py
+	$(BIN)/python -m benchmarks.bench_cold_start
 
 bench-shared: venv
 	$(BIN)/fintrade-tui ingest --if-outdated
-	$(BIN)/python benchmarks/bench_shared_workspace.py --reps 3
+	$(BIN)/python -m benchmarks.bench_shared_workspace --reps 3
 
 # The explorer's screens for the docs, drawn headlessly at 140x44 (`fintrade-tui screenshot`):
 # the Universe, NVDA's latest quarter and an Arena replaying the stored answers to question F1

@@ -2,8 +2,8 @@
 
 Run from the project root (needs the store, `fintrade-tui ingest`, and the `ray` extra):
 
-    .venv/bin/python benchmarks/bench_batch.py                  # 500 runs, both engines
-    .venv/bin/python benchmarks/bench_batch.py --runs 100 --multi-node
+    .venv/bin/python -m benchmarks.bench_batch                  # 500 runs, both engines
+    .venv/bin/python -m benchmarks.bench_batch --runs 100 --multi-node
 
 Measures side by side:
 1. wall time, runs/s and the per-run overhead (wall time / runs, the model answering at once:
@@ -14,13 +14,12 @@ Measures side by side:
    as a subprocess — its summary, then `ray stop`.
 
 The runs are 250 variants of the packaged sample question (Apple FY2024) x {no_rag, oracle}:
-conditions that read the store only. Progress to stderr, the report to stdout; workspaces go
-to a temp dir.
+conditions that read the store only. Progress to stderr, the report (one table, a row per
+engine) to stdout; workspaces go to a temp dir.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -31,6 +30,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from benchmarks import harness
 from fintrade_tui.config import Config, ModelConfig, load_config
 from fintrade_tui.runs.runner import Runner, RunSpec
 from fintrade_tui.workspace.connection import open_workspace
@@ -39,7 +39,8 @@ from fintrade_tui.workspace.run_records import RunStore
 ANSWER = "Apple's ROE was high and its ROA steady; see the evidence."
 
 
-def _specs(cfg: Config, n: int) -> list[RunSpec]:
+def mocked_specs(cfg: Config, n: int) -> list[RunSpec]:
+    """`n` runs: variants of the packaged sample question x {no_rag, oracle}, model `mock`."""
     from fintrade_tui.questions.samples import aapl_fy2024
 
     q = aapl_fy2024(cfg.store, "B-0")
@@ -48,7 +49,9 @@ def _specs(cfg: Config, n: int) -> list[RunSpec]:
     return [RunSpec(x, c, "mock", "L5", 1, "bench") for x in qs for c in conds][:n]
 
 
-def _cfg(folder: Path) -> Config:
+def mocked_config(folder: Path) -> Config:
+    """The checkout's config with the workspace in `folder` and one model, `mock`, answering
+    at once (litellm's `mock_response`)."""
     cfg = load_config()
     models = {"mock": ModelConfig(model="openai/gpt-4o-mini", extra={"mock_response": ANSWER})}
     cfg = cfg.model_copy(update={"workspace": folder / "ws.duckdb", "models": models})
@@ -57,11 +60,12 @@ def _cfg(folder: Path) -> Config:
 
 
 def local(n: int, tmp: Path) -> dict:
+    """`n` mocked runs on the local engine (`run_batch`)."""
     from fintrade_tui.runs.batch import run_batch
 
-    cfg = _cfg(tmp / "local")
+    cfg = mocked_config(tmp / "local")
     (tmp / "local").mkdir()
-    specs = _specs(cfg, n)
+    specs = mocked_specs(cfg, n)
     with open_workspace(cfg.workspace) as ws:
         t0 = time.perf_counter()
         s = asyncio.run(run_batch(Runner(cfg, RunStore(ws)), specs, 16, 16))
@@ -70,13 +74,14 @@ def local(n: int, tmp: Path) -> dict:
 
 
 def on_ray(n: int, tmp: Path) -> dict:
+    """`n` mocked runs on a local Ray of 2 CPUs; its start counted, and reported apart."""
     import ray
 
     from fintrade_tui.runs.ray_engine import run_ray
 
-    cfg = _cfg(tmp / "ray")
+    cfg = mocked_config(tmp / "ray")
     (tmp / "ray").mkdir()
-    specs = _specs(cfg, n)
+    specs = mocked_specs(cfg, n)
     t0 = time.perf_counter()
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     started = time.perf_counter() - t0
@@ -94,8 +99,9 @@ def on_ray(n: int, tmp: Path) -> dict:
     }
 
 
-def multi_node(n: int, tmp: Path) -> None:
-    """Head and a second worker node on this machine, the CLI joining with --ray-address auto."""
+def multi_node(n: int, tmp: Path) -> tuple[dict | None, list[str]]:
+    """Head and a second worker node on this machine, the CLI joining with --ray-address auto:
+    the CLI's row (None when the cluster did not start) and notes."""
     ray_bin = str(Path(sys.executable).with_name("ray"))
     cli = str(Path(sys.executable).with_name("fintrade-tui"))
     # a same-machine trial: Ray's token auth off for head, worker and CLI alike (on a real
@@ -108,10 +114,9 @@ def multi_node(n: int, tmp: Path) -> None:
     try:
         for cmd in steps:
             r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
-            print(f"$ {' '.join(cmd[1:])} -> exit {r.returncode}", file=sys.stderr)
+            harness.log(f"$ {' '.join(cmd[1:])} -> exit {r.returncode}")
             if r.returncode:
-                print(r.stderr[-1500:], file=sys.stderr)
-                return
+                return None, [f"multi-node: `{' '.join(cmd[1:3])}` failed", r.stderr[-1500:]]
         status = subprocess.run(
             [ray_bin, "status"], capture_output=True, text=True, env=env, timeout=60
         )
@@ -120,54 +125,72 @@ def multi_node(n: int, tmp: Path) -> None:
             [x.strip() for x in lines[lines.index("Active:") + 1 :]] if "Active:" in lines else []
         )
         nodes = " / ".join(active[: next((i for i, x in enumerate(active) if ":" in x), 3)])
-        config = tmp / "cluster.yaml"
-        base = load_config()
-        config.write_text(
-            f"bundle: {base.bundle}\nstore: {base.store}\nworkspace: {tmp / 'cluster.duckdb'}\n"
+        extra = (
             "models:\n  mock:\n    model: openai/gpt-4o-mini\n"
             f"    extra: {{mock_response: {json.dumps(ANSWER)}}}\n"
+        )
+        base = load_config()
+        config = harness.write_config(
+            tmp, base.bundle, base.store, tmp / "cluster.duckdb", extra, "cluster.yaml"
         )
         cmd = [cli, "--config", str(config), "run", "--questions", "*", "--limit", str(n)]
         cmd += ["--models", "mock", "--conditions", "no_rag", "--engine", "ray"]
         cmd += ["--ray-address", "auto", "--batch", "cluster", "--json"]
-        t0 = time.perf_counter()
-        r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
-        wall = time.perf_counter() - t0
-        print(f"\nmulti-node: `ray status` active: {nodes}; the CLI exited {r.returncode}")
+        wall, r = harness.clock(
+            lambda: subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+        )
+        row = {"engine": f"ray cluster via the CLI, exit {r.returncode}", "wall_s": wall}
+        notes = [f"multi-node: `ray status` active: {nodes}; the CLI exited {r.returncode}"]
         if r.returncode == 0:
-            print(f"summary ({wall:.1f} s): {r.stdout.strip().splitlines()[-1]}")
+            notes.append(f"summary ({wall:.1f} s): {r.stdout.strip().splitlines()[-1]}")
         else:
-            print(r.stderr[-2000:])
+            notes.append(r.stderr[-2000:])
+        return row, notes
     finally:
         subprocess.run([ray_bin, "stop", "--force"], capture_output=True, env=env, timeout=120)
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = harness.parser(__doc__)
     ap.add_argument("--runs", type=int, default=500)
     ap.add_argument("--multi-node", action="store_true", help="also try ray start head + worker")
     ap.add_argument("--only-multi-node", action="store_true", help="skip the side-by-side part")
     args = ap.parse_args()
+    rows: list[dict] = []
+    notes: list[str] = []
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        if args.only_multi_node:
-            multi_node(min(args.runs, 50), tmp)
-            return
-        print(f"{args.runs} mocked runs per engine ...", file=sys.stderr)
-        rows = [local(args.runs, tmp), on_ray(args.runs, tmp)]
-        print(f"{'engine':40} {'runs':>5} {'wall s':>7} {'start s':>7} {'runs/s':>7} {'ms/run':>7}")
-        for r in rows:
-            rate = r["runs"] / r["wall_s"]
-            per = 1000 * r["wall_s"] / max(1, r["runs"])
-            print(
-                f"{r['engine']:40} {r['runs']:>5} {r['wall_s']:>7.1f} {r['startup_s']:>7.1f}"
-                f" {rate:>7.1f} {per:>7.1f}"
+        if not args.only_multi_node:
+            harness.log(f"{args.runs} mocked runs per engine ...")
+            rows = [local(args.runs, tmp), on_ray(args.runs, tmp)]
+            lo, ra = rows
+            ratio = (ra["wall_s"] / ra["runs"]) / (lo["wall_s"] / lo["runs"])
+            notes.append(
+                f"per-run overhead, ray / local: {ratio:.1f}x (this machine: 2 shared cores)"
             )
-        lo, ra = rows
-        ratio = (ra["wall_s"] / ra["runs"]) / (lo["wall_s"] / lo["runs"])
-        print(f"per-run overhead, ray / local: {ratio:.1f}x (this machine: 2 shared cores)")
-        if args.multi_node:
-            multi_node(min(args.runs, 50), tmp)
+        if args.multi_node or args.only_multi_node:
+            row, more = multi_node(min(args.runs, 50), tmp)
+            rows += [row] if row else []
+            notes += more
+    cells = []
+    for r in rows:
+        runs = r.get("runs")
+        cells.append(
+            [
+                r["engine"],
+                runs,
+                f"{r['wall_s']:.1f}",
+                f"{r['startup_s']:.1f}" if "startup_s" in r else None,
+                f"{runs / r['wall_s']:.1f}" if runs else None,
+                f"{1000 * r['wall_s'] / max(1, runs):.1f}" if runs else None,
+            ]
+        )
+    harness.report(
+        f"{args.runs} mocked runs per engine",
+        ["engine", "runs", "wall s", "start s", "runs/s", "ms/run"],
+        cells,
+        notes,
+    )
 
 
 if __name__ == "__main__":

@@ -8,22 +8,20 @@ Subjects alternate `--reps` times, so a drift in machine load hits both alike. W
 venv's and the store's pages are dropped from the page cache before each rep
 (posix_fadvise DONTNEED: clean pages only, no root needed), as after a reboot.
 
-Printed: per subject the median, min and max in seconds, then app / textual. Goal: the app's
-median under 1 s.
+Printed: a table, per subject the median, min and max in seconds, then app / textual; then the
+same figures as one JSON line (`app` and `textual` with `median_s`, `min_s`, `max_s`,
+`app_over_textual`, `evicted`, `load`). Goal: the app's median under 1 s.
 
-    .venv/bin/python benchmarks/bench_cold_start.py [--reps 5] [--size 160x48] [--evict]
+    .venv/bin/python -m benchmarks.bench_cold_start [--reps 5] [--size 160x48] [--evict]
 """
 
 from __future__ import annotations
 
-import argparse
 import fcntl
-import json
 import os
 import pty
 import re
 import select
-import statistics
 import struct
 import subprocess
 import sys
@@ -31,7 +29,9 @@ import termios
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks import harness
+from benchmarks.harness import ROOT
+
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\x1b[()][A-Z0-9]")
 
 FLOOR = """
@@ -108,8 +108,7 @@ def launch(argv: list[str], marker: bytes, size: tuple[int, int], timeout: float
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--reps", type=int, default=5)
+    ap = harness.parser(__doc__, reps=5)
     ap.add_argument("--size", default="160x48")
     ap.add_argument("--evict", action="store_true", help="drop the page cache before each rep")
     ap.add_argument("--config", default=None, help="config.yaml (default: the checkout's)")
@@ -130,18 +129,22 @@ def main() -> None:
             if args.evict:
                 evict(cached)
             times[name].append(launch(argv, marker, (cols, rows)))
-    out = {
-        name: {
-            "median_s": round(statistics.median(ts), 3),
-            "min_s": round(min(ts), 3),
-            "max_s": round(max(ts), 3),
-        }
-        for name, ts in times.items()
+    spreads = {name: harness.spread(ts) for name, ts in times.items()}
+    out: dict = {
+        name: {"median_s": round(t.median, 3), "min_s": round(t.lo, 3), "max_s": round(t.hi, 3)}
+        for name, t in spreads.items()
     }
     out["app_over_textual"] = round(out["app"]["median_s"] / out["textual"]["median_s"], 2)
     out["evicted"] = args.evict
-    out["load"] = round(os.getloadavg()[0], 1)
-    print(json.dumps(out))
+    out["load"] = round(harness.load()[0], 1)
+    harness.report(
+        f"exec -> first screen, terminal {args.size}, {args.reps} reps"
+        f"{', page cache dropped before each' if args.evict else ''}, load {out['load']}",
+        ["subject", "median s", "min s", "max s"],
+        [[name, *t.cells()] for name, t in spreads.items()],
+        [f"app / textual: {out['app_over_textual']}x (goal: the app's median under 1 s)"],
+    )
+    harness.emit(out)
 
 
 if __name__ == "__main__":

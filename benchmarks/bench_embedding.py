@@ -2,9 +2,9 @@
 
 Run from the project root (the store data/fintrade.duckdb must hold the 7 filing companies):
 
-    .venv/bin/python benchmarks/bench_embedding.py                      # all options: ~1 h
-    .venv/bin/python benchmarks/bench_embedding.py --skip-recall        # throughput only
-    .venv/bin/python benchmarks/bench_embedding.py --options bf16,openvino-int8 --sample 300
+    .venv/bin/python -m benchmarks.bench_embedding                      # all options: ~1 h
+    .venv/bin/python -m benchmarks.bench_embedding --skip-recall        # throughput only
+    .venv/bin/python -m benchmarks.bench_embedding --options bf16,openvino-int8 --sample 300
 
 Measures, side by side in one run, for each option of `embed.OPTIONS`:
 1. chunks/s: `embed.embed` over a fixed sample of real chunk texts (`--sample`, default 600
@@ -19,34 +19,33 @@ Measures, side by side in one run, for each option of `embed.OPTIONS`:
 3. quality: an index of the 7 tickers built per option with `Index(cfg).build(con)` into a
    temp folder (timed: "index build s" is the whole build, chunking and LanceDB included),
    then recall@5 / MRR@10 of the hybrid and dense modes on tests/data/retrieval_queries.jsonl,
-   computed by bench_retrieval's own functions (filing track, k=10, filing_share 1.0);
+   computed by bench_retrieval's own functions (retrieval_quality.py: filing track, k=10,
+   filing_share 1.0);
    `--children 400/40` adds a build of the default option with other child/overlap sizes.
 
 Exports are made in (and reused from) the configured `retrieval.exports` folder. The store is
 opened read-only; the project's index is never touched. The header prints the load average:
 other processes share the 2 cores, so re-run when it was high. Progress goes to stderr, the
-report to stdout; exit status 1 when the default misses the target (>= 3x torch bf16 chunks/s
-and recall@5 hybrid >= 0.800).
+report (one table: a row per option, then the throughput tricks) to stdout; exit status 1 when
+the default misses the target (>= 3x torch bf16 chunks/s and recall@5 hybrid >= 0.800).
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+import duckdb
 
-import duckdb  # noqa: E402
-from bench_retrieval import QUERIES, TICKERS, load_queries, log, quality, run  # noqa: E402
-
-from fintrade_tui.config import Config, load_config  # noqa: E402
-from fintrade_tui.retrieval import embed, filing_text  # noqa: E402
-from fintrade_tui.retrieval.index import Index, filing_rows, stored_sections  # noqa: E402
+from benchmarks import harness
+from benchmarks.harness import log, timed
+from benchmarks.retrieval_quality import QUERIES, TICKERS, load_queries, quality, run, store_filings
+from fintrade_tui.config import Config, load_config
+from fintrade_tui.retrieval import embed, filing_text
+from fintrade_tui.retrieval.index import Index, filing_rows, stored_sections
 
 BASELINE = "bf16@384"  # today's default: torch bf16 reading 384 word pieces per chunk
 SPEEDUP_TARGET = 3.0
@@ -75,13 +74,8 @@ def sample_texts(con: duckdb.DuckDBPyConnection, cfg: Config, n: int) -> list[st
     return [chunks[int(i * step)].embed_text for i in range(n)]
 
 
-def timed(fn) -> float:
-    t0 = time.perf_counter()
-    fn()
-    return time.perf_counter() - t0
-
-
 def go(texts: list[str], option: str, tokens: int, batch: int) -> None:
+    """embed() as it is now, at this batch size."""
     embed.embed(texts, batch_size=batch, dtype=option, max_tokens=tokens)
 
 
@@ -99,6 +93,7 @@ def spec(key: str) -> tuple[str, int]:
 
 
 def throughput(options: list[str], texts: list[str]) -> dict[str, dict]:
+    """Per option: load time (export included) and best chunks/s of two round-robin passes."""
     res: dict[str, dict] = {}
     for key in options:
         opt, tok = spec(key)
@@ -112,13 +107,14 @@ def throughput(options: list[str], texts: list[str]) -> dict[str, dict]:
             log(f"time {key}, pass {rnd + 1}/2 ({len(texts)} chunks)")
             s = timed(lambda opt=opt, tok=tok: embed.embed(texts, dtype=opt, max_tokens=tok))
             res[key]["best"] = min(res[key]["best"], s)
-            res[key]["loads"].append(os.getloadavg()[0])
+            res[key]["loads"].append(harness.load()[0])
     for r in res.values():
         r["rate"] = len(texts) / r["best"]
     return res
 
 
 def tricks(key: str, texts: list[str]) -> list[tuple[str, float]]:
+    """chunks/s of the old order and of the global length sort at three batch sizes."""
     option, tok = spec(key)
     out = []
     for name, fn in [
@@ -133,8 +129,13 @@ def tricks(key: str, texts: list[str]) -> list[tuple[str, float]]:
 
 
 def recall(
-    key: str, con, queries, filings, children: tuple[int, int] | None = None
+    key: str,
+    con: duckdb.DuckDBPyConnection,
+    queries: list[dict],
+    filings: dict[str, dict],
+    children: tuple[int, int] | None = None,
 ) -> dict[str, float]:
+    """Build an index with this option into a temp folder: build time, recall@5 / MRR@10."""
     option, tokens = spec(key)
     tmp = Path(tempfile.mkdtemp(prefix="ftr-bench-embed-"))
     try:
@@ -144,9 +145,8 @@ def recall(
         if children:
             cfg.retrieval.child_tokens, cfg.retrieval.overlap_tokens = children
         log(f"build index for {option} {children or ''} into {tmp}")
-        t0 = time.perf_counter()
-        s = Index(cfg).build(con, tickers=TICKERS)
-        out = {"build_s": time.perf_counter() - t0, "chunks": s.chunks_embedded}
+        build_s, s = harness.clock(lambda: Index(cfg).build(con, tickers=TICKERS))
+        out = {"build_s": build_s, "chunks": s.chunks_embedded}
         out["embed_rate"] = s.chunks_embedded / s.seconds_embedding
         qcfg = cfg.model_copy(deep=True)
         qcfg.retrieval.filing_share = 1.0
@@ -159,7 +159,7 @@ def recall(
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = harness.parser(__doc__)
     ap.add_argument("--options", default=",".join(embed.OPTIONS), help="comma-separated")
     ap.add_argument("--sample", type=int, default=600, help="chunks timed per option")
     ap.add_argument("--skip-recall", action="store_true", help="throughput only")
@@ -175,13 +175,9 @@ def main() -> int:
         if must not in options:
             options.insert(0, must)
     os.environ.setdefault(embed.EXPORTS_ENV, str(cfg.retrieval.exports))
-    load_start = os.getloadavg()
+    load_start = harness.load()
     con = duckdb.connect(str(cfg.store), read_only=True)
-    cols = ["accession", "ticker", "form", "filed", "fiscal_year", "fiscal_period"]
-    filings = {
-        row[0]: dict(zip(cols, row, strict=True))
-        for row in con.execute(f"SELECT {', '.join(cols)} FROM filings").fetchall()
-    }
+    filings = store_filings(con)
     queries = load_queries(QUERIES, filings)
     log(f"sampling {args.sample} chunk texts")
     texts = sample_texts(con, cfg, args.sample)
@@ -197,50 +193,38 @@ def main() -> int:
     con.close()
 
     base = thr[BASELINE]["rate"]
-    print(f"# embedding benchmark  (model {embed.PACKAGED}; default auto = {default})")
-    print(
-        f"machine: {os.cpu_count()} CPUs; load average (1/5/15 min) "
-        f"{' '.join(f'{x:.1f}' for x in load_start)} at start, "
-        f"{' '.join(f'{x:.1f}' for x in os.getloadavg())} at end"
-    )
-    print(
-        f"throughput: {len(texts)} real filing chunk texts (child {cfg.retrieval.child_tokens}"
-        f"/{cfg.retrieval.overlap_tokens} tokens), best of 2 round-robin passes; exports in "
-        f"{os.environ[embed.EXPORTS_ENV]}"
-    )
-    print()
-    print(
-        "option@word pieces   | chunks/s | vs bf16@384 | load s | recall@5 hyb | MRR@10 hyb "
-        "| recall@5 dense | index build s | 1-min load during timing"
-    )
-    rows = [(o, o) for o in options] + [(k, k.split()[0]) for k in qual if k not in thr]
-    width = max(len(k) for k, _ in rows)
-    for key, opt in rows:
+    rows = []
+    for key, opt in [(o, o) for o in options] + [(k, k.split()[0]) for k in qual if k not in thr]:
         t, q = thr[opt], qual.get(key, {})
-        rate = f"{t['rate']:8.1f}" if key == opt else f"{'-':>8}"
-        ratio = f"{t['rate'] / base:6.2f}x" if key == opt else f"{'-':>7}"
-        cells = [f"{q[k]:.3f}" if k in q else "-" for k in ("recall5_hybrid", "mrr10_hybrid")] + [
-            f"{q['recall5_dense']:.3f}" if q else "-",
-            f"{q['build_s']:.0f}" if q else "-",
-        ]
-        print(
-            f"{key:<{width}} | {rate} | {ratio} | {t['load_s']:6.1f} | {cells[0]:>12} | "
-            f"{cells[1]:>10} | {cells[2]:>14} | {cells[3]:>13} | "
-            f"{' '.join(f'{x:.1f}' for x in t['loads'])}"
+        rows.append(
+            [key, f"{t['rate']:.1f}" if key == opt else None]
+            + [f"{t['rate'] / base:.2f}x" if key == opt else None, f"{t['load_s']:.1f}"]
+            + [f"{q[k]:.3f}" if k in q else None for k in ("recall5_hybrid", "mrr10_hybrid")]
+            + [f"{q['recall5_dense']:.3f}" if q else None, f"{q['build_s']:.0f}" if q else None]
+            + [" ".join(f"{x:.1f}" for x in t["loads"])]
         )
-    print("(load s: first load includes the export; 'index build s' is the whole build)")
-    print()
-    print(f"## throughput tricks, {default}")
-    for name, rate in trick_rows:
-        print(f"  {name:<44} {rate:7.1f} chunks/s")
-    print()
+    rows += [[f"trick: {name}", f"{rate:.1f}"] + [None] * 7 for name, rate in trick_rows]
     ratio = thr[default]["rate"] / base
     rec = qual.get(default, {}).get("recall5_hybrid")
     ok = ratio >= SPEEDUP_TARGET and (rec is None or rec >= RECALL_TARGET)
     rec_s = f"recall@5 hybrid {rec:.3f}" if rec is not None else "recall not measured"
-    print(
-        f"verdict: {'PASS' if ok else 'FAIL'}  default {default}: {ratio:.2f}x torch bf16 "
-        f"(target >= {SPEEDUP_TARGET}x), {rec_s} (target >= {RECALL_TARGET})"
+    harness.report(
+        [
+            f"# embedding benchmark  (model {embed.PACKAGED}; default auto = {default})",
+            harness.machine(load_start),
+            f"throughput: {len(texts)} real filing chunk texts (child {cfg.retrieval.child_tokens}"
+            f"/{cfg.retrieval.overlap_tokens} tokens), best of 2 round-robin passes; exports in "
+            f"{os.environ[embed.EXPORTS_ENV]}",
+        ],
+        ["option@word pieces", "chunks/s", "vs bf16@384", "load s", "recall@5 hyb"]
+        + ["MRR@10 hyb", "recall@5 dense", "index build s", "1-min load during timing"],
+        rows,
+        [
+            "(load s: first load includes the export; 'index build s' is the whole build;"
+            f" trick: the throughput tricks, {default})",
+            f"verdict: {'PASS' if ok else 'FAIL'}  default {default}: {ratio:.2f}x torch bf16 "
+            f"(target >= {SPEEDUP_TARGET}x), {rec_s} (target >= {RECALL_TARGET})",
+        ],
     )
     return 0 if ok else 1
 

@@ -18,16 +18,13 @@ indexer did afterwards. Subjects:
 Target: r -> first token under 20 s with the local model. The index settings (embedding
 option, chunk sizes) are the config's, so the figure follows the default.
 
-    .venv/bin/python benchmarks/bench_first_rag.py [--subjects local,local@20,mock] [--reps 1]
+    .venv/bin/python -m benchmarks.bench_first_rag [--subjects local,local@20,mock] [--reps 1]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,6 +32,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from benchmarks import harness
 from fintrade_tui.config import Config, ModelConfig, load_config
 
 TARGET_S = 20.0
@@ -159,47 +157,39 @@ def one(subject: str) -> dict[str, Any]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = harness.parser(__doc__, reps=1)
     ap.add_argument("--subjects", default="local,local@20,mock")
-    ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--one", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
-        print(json.dumps(one(args.one)))
+        harness.emit(one(args.one))
         return 0
+    start = harness.load()
     results: dict[str, list[dict]] = {}
     for _ in range(args.reps):
         for s in args.subjects.split(","):
-            print(f"[{time.strftime('%H:%M:%S')}] {s}", file=sys.stderr, flush=True)
-            out = subprocess.run(
-                [sys.executable, __file__, "--one", s],
-                capture_output=True,
-                text=True,
-                env=os.environ | {"PYTHONUNBUFFERED": "1"},
-            )
-            if out.returncode:
-                sys.exit(f"{s}: failed\n{out.stderr[-3000:]}")
-            results.setdefault(s, []).append(json.loads(out.stdout.strip().splitlines()[-1]))
-    print(f"load average {os.getloadavg()[0]:.1f} (2 cores); target r -> token < {TARGET_S:.0f} s")
-    print(
-        "subject  | r -> first token | r -> evidence | model TTFT | prompt tokens | filings first"
-        " | background"
-    )
+            harness.log(s)
+            r = harness.child("bench_first_rag", "--one", s, env={"PYTHONUNBUFFERED": "1"})
+            results.setdefault(s, []).append(r)
     ok = True
+    rows, notes = [], []
     for s, rs in results.items():
         for r in rs:
-            print(
-                f"{s:8} | {r['first_token_s']:8.1f} s | {r['evidence_s']:8.1f} s |"
-                f" {r['model_ttft_s']:6.1f} s | {r['prompt_tokens'] or '-':>6} |"
-                f" {r['filings_before_answer']:5} |"
-                f" +{r['background_filings']} filings in {r['background_s']:.0f} s"
+            rows.append(
+                [s, f"{r['first_token_s']:.1f} s", f"{r['evidence_s']:.1f} s"]
+                + [f"{r['model_ttft_s']:.1f} s", r["prompt_tokens"], r["filings_before_answer"]]
+                + [f"+{r['background_filings']} filings in {r['background_s']:.0f} s"]
             )
-            for t, m in r["said"]:
-                print(f"        {t:6.2f} s  {m}")
-            for n in r["notes"]:
-                print(f"        note: {n}")
+            notes += [f"{s}: {t:6.2f} s  {m}" for t, m in r["said"]]
+            notes += [f"{s}: note: {n}" for n in r["notes"]]
             ok &= not s.startswith("local") or r["first_token_s"] < TARGET_S
-    print("verdict:", "target met" if ok else "TARGET MISSED")
+    harness.report(
+        f"{harness.machine(start)}; target r -> token < {TARGET_S:.0f} s",
+        ["subject", "r -> first token", "r -> evidence", "model TTFT", "prompt tokens"]
+        + ["filings first", "background"],
+        rows,
+        [*notes, f"verdict: {'target met' if ok else 'TARGET MISSED'}"],
+    )
     return 0 if ok else 1
 
 

@@ -9,7 +9,7 @@ default), measured side by side in one run with what it is made of:
 4. importing the same file again (idempotent: reads, hashes, finds every run stored);
 5. `report --scores labels` on the result.
 
-    .venv/bin/python benchmarks/bench_import.py [--questions 150] [--store data/fintrade.duckdb]
+    .venv/bin/python -m benchmarks.bench_import [--questions 150] [--store data/fintrade.duckdb]
 
 Everything is written under a temp dir; the store is only read.
 """
@@ -17,70 +17,55 @@ Everything is written under a temp dir; the store is only read.
 from __future__ import annotations
 
 import statistics
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-from click.testing import CliRunner
+from benchmarks import harness, synthetic_runs
+from fintrade_tui.imports import generic
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from benchmarks import synthetic_runs  # noqa: E402
-from fintrade_tui.cli import main  # noqa: E402
-from fintrade_tui.imports import generic  # noqa: E402
+WITH_STORE = "import with the store (questions resolved)"
 
 
-def _cli(cfg: Path, *args: str) -> float:
-    t = time.perf_counter()
-    res = CliRunner().invoke(main, ["--config", str(cfg), *args])
-    if res.exit_code != 0:
-        raise SystemExit(f"{' '.join(args)} failed: {res.output}")
-    return time.perf_counter() - t
-
-
-def _config(folder: Path, bundle: Path, store: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    cfg = folder / "config.yaml"
-    cfg.write_text(f"bundle: {bundle}\nstore: {store}\nworkspace: {folder / 'ws.duckdb'}\n")
-    return cfg
-
-
-def main_() -> None:
-    a = synthetic_runs.bench_args(__doc__.splitlines()[0])
+def main() -> None:
+    a = synthetic_runs.bench_args(__doc__)
+    steps = harness.Steps()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         path = root / "published.jsonl"
         n = synthetic_runs.write(path, a.questions)
         size = path.stat().st_size / 1e6
-        print(f"{n} runs, {a.questions} questions, {size:.1f} MB, best/median of {a.reps} runs\n")
-        rows: dict[str, list[float]] = {}
         for rep in range(a.reps):
-            t = time.perf_counter()
-            assert sum(1 for _ in generic.read(path)) == n
-            rows.setdefault("reader only (parse + validate)", []).append(time.perf_counter() - t)
-            no_store = _config(root / f"nostore{rep}", a.bundle, root / "absent.duckdb")
-            rows.setdefault("import, no store (questions kept unresolved)", []).append(
-                _cli(no_store, "runs", "import", str(path))
+            harness.log(f"rep {rep + 1}/{a.reps}")
+            took, count = harness.clock(lambda: sum(1 for _ in generic.read(path)))
+            assert count == n
+            steps.add("reader only (parse + validate)", took)
+            no_store = harness.write_config(
+                root / f"nostore{rep}", a.bundle, root / "absent.duckdb"
             )
-            cfg = _config(root / f"store{rep}", a.bundle, a.store.resolve())
-            rows.setdefault("import with the store (questions resolved)", []).append(
-                _cli(cfg, "runs", "import", str(path))
+            steps.add(
+                "import, no store (questions kept unresolved)",
+                harness.cli(no_store, "runs", "import", str(path))[0],
             )
-            rows.setdefault("import again (every run already stored)", []).append(
-                _cli(cfg, "runs", "import", str(path))
+            cfg = harness.write_config(root / f"store{rep}", a.bundle, a.store)
+            steps.add(WITH_STORE, harness.cli(cfg, "runs", "import", str(path))[0])
+            steps.add(
+                "import again (every run already stored)",
+                harness.cli(cfg, "runs", "import", str(path))[0],
             )
-            rows.setdefault("report --scores labels", []).append(
-                _cli(cfg, "report", "--scores", "labels", "--json", "--resamples", "1000")
+            steps.add(
+                "report --scores labels",
+                harness.cli(cfg, "report", "--scores", "labels", "--json", "--resamples", "1000")[
+                    0
+                ],
             )
-        width = max(len(k) for k in rows)
-        print(f"{'step':<{width}}  {'best s':>8}  {'median s':>8}  {'runs/s':>8}")
-        for k, v in rows.items():
-            best = min(v)
-            print(f"{k:<{width}}  {best:8.2f}  {statistics.median(v):8.2f}  {n / best:8.0f}")
-        full = statistics.median(rows["import with the store (questions resolved)"])
-        print(f"\nimport with the store: {full:.2f} s median (target < 20 s)")
+    full = statistics.median(steps[WITH_STORE])
+    harness.report(
+        f"{n} runs, {a.questions} questions, {size:.1f} MB, best/median of {a.reps} runs",
+        steps.COLUMNS,
+        steps.rows(n),
+        [f"import with the store: {full:.2f} s median (target < 20 s)"],
+    )
 
 
 if __name__ == "__main__":
-    main_()
+    main()

@@ -16,20 +16,19 @@ scores strictly higher. Prints,
 per judge: mean reference vs mean corrupted score, the share of pairs ranked correctly, ties,
 failures, and the same per corruption.
 
-    .venv/bin/python benchmarks/bench_judge_calibration.py [--pairs 50] [--judges local,local-tiny]
+    .venv/bin/python -m benchmarks.bench_judge_calibration [--pairs 50] [--judges local,local-tiny]
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import re
 import statistics
-import time
 import zlib
 from pathlib import Path
 
-from fintrade_tui.config import load_config
+from benchmarks import harness
+from fintrade_tui.config import Config, load_config
 from fintrade_tui.judging.company_check import company_check
 from fintrade_tui.judging.conclusion import conclusion
 from fintrade_tui.judging.judge import JudgeInput, judge_run
@@ -105,7 +104,7 @@ def corrupt(q: Question, kind: str, ref: str) -> str | None:
     return out if out != ref else None
 
 
-def pairs(cfg, n: int) -> list[tuple[Question, str, str, str]]:
+def pairs(cfg: Config, n: int) -> list[tuple[Question, str, str, str]]:
     qs = read_questions(cfg.bundle / SEEDS)
     by_cat: dict[str, list[Question]] = {}
     for q in qs:
@@ -145,7 +144,9 @@ def _input(cfg, q: Question, run_id: str, answer: str) -> JudgeInput:
     return JudgeInput({"id": run_id, "answer": answer}, q, audit)
 
 
-async def judge_pairs(cfg, judge: str, todo, concurrency: int) -> list[dict]:
+async def judge_pairs(
+    cfg: Config, judge: str, todo: list[tuple[Question, str, str, str]], concurrency: int
+) -> list[dict]:
     sem = asyncio.Semaphore(concurrency)
 
     async def one(i: int, q: Question, kind: str, ref: str, bad: str) -> dict:
@@ -182,7 +183,7 @@ def summarize(rows: list[dict]) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = harness.parser(__doc__)
     ap.add_argument("--pairs", type=int, default=50)
     ap.add_argument("--judges", default="local,local-tiny")
     ap.add_argument("--concurrency", type=int, default=3)
@@ -192,34 +193,38 @@ def main() -> None:
     cfg = load_config(a.config)
     todo = pairs(cfg, a.pairs)
     kinds = {k: sum(t[1] == k for t in todo) for k in KINDS}
-    print(f"{len(todo)} seed pairs: " + ", ".join(f"{v} {k}" for k, v in kinds.items()))
-    head = f"{'judge':<12}{'corruption':<12}{'pairs':>6}{'ref':>7}{'bad':>7}{'ranked':>9}"
-    lines = [head + f"{'ties':>7}{'fail':>6}{'written':>9}"]
+    rows, walls = [], []
     for judge in a.judges.split(","):
-        t0 = time.perf_counter()
-        rows = asyncio.run(judge_pairs(cfg, judge, todo, a.concurrency))
-        wall = time.perf_counter() - t0
+        harness.log(f"{judge}: {len(todo)} pairs")
+        wall, judged = harness.clock(
+            lambda judge=judge: asyncio.run(judge_pairs(cfg, judge, todo, a.concurrency))
+        )
         for kind in ("all", *KINDS):
-            some = [r for r in rows if kind == "all" or r["kind"] == kind]
+            some = [r for r in judged if kind == "all" or r["kind"] == kind]
             if not some:
                 continue
             s = summarize(some)
             ref = "—" if s["mean_reference"] is None else f"{s['mean_reference']:.2f}"
             bad = "—" if s["mean_corrupted"] is None else f"{s['mean_corrupted']:.2f}"
-            lines.append(
-                f"{judge:<12}{kind:<12}{s['pairs']:>6}{ref:>7}{bad:>7}"
-                f"{s['ranked_correctly']:>9.0%}{s['ties']:>7.0%}{s['failures']:>6}"
-                f"{s['ranked_written']:>9.0%}"
+            rows.append(
+                [judge, kind, s["pairs"], ref, bad, f"{s['ranked_correctly']:.0%}"]
+                + [f"{s['ties']:.0%}", s["failures"], f"{s['ranked_written']:.0%}"]
             )
-        print(f"{judge}: {len(todo)} pairs in {wall:.0f} s", flush=True)
+        walls.append(f"{judge}: {len(todo)} pairs in {wall:.0f} s")
         if a.verbose:
-            for r in rows:
+            for r in judged:
                 print(r)
-    print("\n".join(lines))
-    print(
-        "ref/bad = mean of the four rubric scores, probability-weighted where the judge gives"
-        " token probabilities;\nranked = reference strictly above its copy;"
-        " written = the same ranking by the integer scores the judge wrote"
+    harness.report(
+        f"{len(todo)} seed pairs: " + ", ".join(f"{v} {k}" for k, v in kinds.items()),
+        ["judge", "corruption", "pairs", "ref", "bad", "ranked", "ties", "fail", "written"],
+        rows,
+        [
+            *walls,
+            "ref/bad = mean of the four rubric scores, probability-weighted where the judge gives"
+            " token probabilities;",
+            "ranked = reference strictly above its copy;"
+            " written = the same ranking by the integer scores the judge wrote",
+        ],
     )
 
 

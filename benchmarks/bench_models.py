@@ -10,25 +10,26 @@ SmolLM2):
    vs three separate llama.cpp instances (one per pane, as before). Each scenario runs in a
    fresh subprocess, so its RSS is its own.
 
-    .venv/bin/python benchmarks/bench_models.py [--models local,local-tiny] [--reps 3]
+Printed as one table, a row per model and path (one stream) or engine (three panes).
+
+    .venv/bin/python -m benchmarks.bench_models [--models local,local-tiny] [--reps 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import statistics
-import subprocess
-import sys
 import threading
 import time
 from datetime import date
 from pathlib import Path
 from typing import Any
 
+from benchmarks import harness
 from fintrade_tui.config import load_config
 from fintrade_tui.models import llm
+from fintrade_tui.models.resolve import resolve
 from fintrade_tui.runs.prompts import build_prompt
 from fintrade_tui.workspace.evidence import Evidence, EvidenceItem
 from fintrade_tui.workspace.questions import Question
@@ -95,11 +96,13 @@ def raw_stream(llama: Any, messages: list, max_tokens: int) -> dict[str, float]:
     return _rates(t0, stamps)
 
 
-async def through_litellm(kw: dict, max_tokens: int) -> dict[str, float]:
+async def through_litellm(call: llm.Call, max_tokens: int) -> dict[str, float]:
     t0 = time.perf_counter()
     stamps = []
     resp = await llm.litellm().acompletion(
-        messages=MESSAGES, stream=True, **(kw | {"max_tokens": max_tokens, "temperature": 0.0})
+        messages=MESSAGES,
+        stream=True,
+        **(call.kwargs | {"max_tokens": max_tokens, "temperature": 0.0}),
     )
     async for chunk in resp:
         if chunk.choices and chunk.choices[0].delta.content:
@@ -107,12 +110,12 @@ async def through_litellm(kw: dict, max_tokens: int) -> dict[str, float]:
     return _rates(t0, stamps)
 
 
-async def through_app(kw: dict, messages: list, max_tokens: int) -> dict[str, float]:
+async def through_app(call: llm.Call, messages: list, max_tokens: int) -> dict[str, float]:
     t0 = time.perf_counter()
     stamps = []
     usage = llm.Usage()
     async for _ in llm.stream_chat(
-        kw | {"max_tokens": max_tokens, "temperature": 0.0}, messages, usage
+        call.updated(max_tokens=max_tokens, temperature=0.0), messages, usage
     ):
         stamps.append(time.perf_counter())
     return _rates(t0, stamps)
@@ -122,7 +125,7 @@ def single(cfg: Any, name: str, reps: int, max_tokens: int) -> dict[str, dict]:
     from llama_cpp import Llama
 
     spec = cfg.models[name]
-    kw = llm.call_kwargs(name, spec, cfg.model_dir)
+    kw = resolve(cfg, name).call()
     from fintrade_tui.models import local
 
     gguf = local._SPECS[spec.model.split("/", 1)[1]].gguf
@@ -155,7 +158,7 @@ def panes(name: str, scenario: str, max_tokens: int) -> dict[str, Any]:
     """Three panes at once in this process: `shared` (the app) or `separate` instances."""
     cfg = load_config()
     spec = cfg.models[name]
-    kw = llm.call_kwargs(name, spec, cfg.model_dir)
+    kw = resolve(cfg, name).call()
     prompts = pane_prompts(spec.evidence_tokens or cfg.runs.context_tokens)
     peak, stop = [0], threading.Event()
     threading.Thread(target=_rss_sampler, args=(peak, stop), daemon=True).start()
@@ -198,46 +201,43 @@ def panes(name: str, scenario: str, max_tokens: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
+    ap = harness.parser(__doc__, reps=3)
     ap.add_argument("--models", default="local,local-tiny")
-    ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--max-tokens", type=int, default=128)
     ap.add_argument("--pane-tokens", type=int, default=48)
     ap.add_argument("--scenario", help=argparse.SUPPRESS)  # internal: one subprocess's part
     a = ap.parse_args()
     if a.scenario:
         name, scenario = a.scenario.split(":")
-        print(json.dumps(panes(name, scenario, a.pane_tokens)))
+        harness.emit(panes(name, scenario, a.pane_tokens))
         return
     cfg = load_config()
+    rows: list[list[object]] = []
     for name in a.models.split(","):
         spec = cfg.models[name]
-        print(f"\n## {name} = {spec.model} (greedy, {a.reps} interleaved repetitions)")
+        harness.log(f"{name} = {spec.model}: one stream, {a.reps} interleaved repetitions")
         s = single(cfg, name, a.reps, a.max_tokens)
         base = s["raw"]["tps"]
-        print(f"{'path':<10}{'tokens':>8}{'tok/s':>9}{'ratio':>8}{'ttft ms':>10}")
         for path, r in s.items():
-            print(
-                f"{path:<10}{r['tokens']:>8.0f}{r['tps']:>9.1f}{r['tps'] / base:>8.3f}"
-                f"{r['ttft'] * 1000:>10.0f}"
-            )
-        print(f"three panes at once (No-RAG, RAG, Oracle; {a.pane_tokens} tokens each):")
-        print(f"{'engine':<10}{'ttft s (each pane)':>26}{'last':>8}{'wall s':>8}{'RSS GB':>8}")
+            tokens, tps, ttft = f"{r['tokens']:.0f}", f"{r['tps']:.1f}", f"{r['ttft'] * 1000:.0f}"
+            rows.append([name, path, tokens, tps, f"{r['tps'] / base:.3f}", ttft])
         for scenario in ("shared", "separate"):
-            out = subprocess.run(
-                [sys.executable, __file__, "--scenario", f"{name}:{scenario}"]
-                + ["--pane-tokens", str(a.pane_tokens)],
-                capture_output=True,
-                text=True,
-                check=True,
+            harness.log(f"{name}: three panes, {scenario}")
+            args = ["--scenario", f"{name}:{scenario}", "--pane-tokens", str(a.pane_tokens)]
+            r = harness.child("bench_models", *args)
+            each = " ".join(f"{t:.1f}" for t in r["ttft"])
+            rows.append(
+                [name, f"3 panes, {scenario}", None, None, None, None, each]
+                + [f"{max(r['ttft']):.1f}", f"{r['wall']:.1f}", f"{r['rss'] / 2**30:.2f}"]
             )
-            r = json.loads(out.stdout.strip().splitlines()[-1])
-            each = " ".join(f"{t:6.1f}" for t in r["ttft"])
-            print(
-                f"{scenario:<10}{each:>26}{max(r['ttft']):>8.1f}{r['wall']:>8.1f}"
-                f"{r['rss'] / 2**30:>8.2f}"
-            )
-    print("\nratio = median tokens/s over raw llama.cpp; shared = the app's one engine per GGUF")
+    harness.report(
+        f"local models: greedy, {a.reps} interleaved repetitions of one stream (median);"
+        f" three panes at once (No-RAG, RAG, Oracle; {a.pane_tokens} tokens each)",
+        ["model", "path / engine", "tokens", "tok/s", "ratio", "ttft ms"]
+        + ["pane ttft s (each)", "last s", "wall s", "RSS GB"],
+        rows,
+        ["ratio = median tokens/s over raw llama.cpp; shared = the app's one engine per GGUF"],
+    )
 
 
 if __name__ == "__main__":

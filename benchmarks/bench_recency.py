@@ -2,15 +2,15 @@
 
 Run from the project root:
 
-    .venv/bin/python benchmarks/bench_recency.py                     # fresh index: 10-20 min
-    .venv/bin/python benchmarks/bench_recency.py --index /tmp/ftr-recency-index
+    .venv/bin/python -m benchmarks.bench_recency                     # fresh index: 10-20 min
+    .venv/bin/python -m benchmarks.bench_recency --index /tmp/ftr-recency-index
 
 `--index PATH` is the LanceDB folder to use: built there (7 tickers, from the store opened
 read-only) when it holds no index yet, otherwise reused as it is (no refresh: delete the folder
 to pick up store or chunking changes). Without it the index is built into a
 temp dir removed at the end. The embedding settings are the config's (`--precision` picks
 another option, e.g. to reuse an index built with it). Index building, query
-loading and the point-in-time draws are bench_retrieval.py's own functions, imported.
+loading and the point-in-time draws are bench_retrieval's own (retrieval_quality.py).
 
 Every variant of the recency step of `search.retrieve` (its `recency` argument) is run over two
 label sets, filing track only (k=10, no token-budget cut, filing_share 1.0):
@@ -39,20 +39,19 @@ import argparse
 import shutil
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import duckdb
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_retrieval as br  # noqa: E402
+from benchmarks import bench_retrieval as br
+from benchmarks import harness
+from benchmarks import retrieval_quality as rq
+from fintrade_tui.config import Config
+from fintrade_tui.retrieval import recency as rec
+from fintrade_tui.retrieval.search import MODES, retrieve
 
-from fintrade_tui.config import Config  # noqa: E402
-from fintrade_tui.retrieval import recency as rec  # noqa: E402
-from fintrade_tui.retrieval.search import MODES, retrieve  # noqa: E402
-
-RECENCY = br.ROOT / "tests" / "data" / "retrieval_recency.jsonl"
+RECENCY = harness.ROOT / "tests" / "data" / "retrieval_recency.jsonl"
 TOP = 3
 LATEST_TARGET = 0.90
 RECALL_TARGET = 0.800
@@ -72,18 +71,20 @@ DEFAULT = f"default {rec.STRENGTH:g}"
 
 
 def run(cfg: Config, q: dict, mode: str, recency: bool | float) -> tuple[list[dict], float]:
-    t0 = time.perf_counter()
-    items = retrieve(
-        cfg,
-        q["query"],
-        [q["ticker"]],
-        q["as_of"],
-        k=br.K,
-        token_budget=br.BIG_BUDGET,
-        mode=mode,
-        recency=recency,
+    """The query's filing items with this `recency`, and the seconds `retrieve` took."""
+    seconds, items = harness.clock(
+        lambda: retrieve(
+            cfg,
+            q["query"],
+            [q["ticker"]],
+            q["as_of"],
+            k=rq.K,
+            token_budget=rq.BIG_BUDGET,
+            mode=mode,
+            recency=recency,
+        )
     )
-    return items, time.perf_counter() - t0
+    return items, seconds
 
 
 def latest_eligible(q: dict, filings: dict[str, dict]) -> set[str]:
@@ -102,9 +103,10 @@ def check_labels(queries: list[dict], filings: dict[str, dict]) -> None:
 
 
 def recency_quality(queries: list[dict], results: list, filings: dict[str, dict]) -> dict:
+    """latest@TOP, target@TOP and latest@1 of results for the recency labels, and the misses."""
     latest, target, first, misses = 0, 0, 0, []
     for q, items in zip(queries, results, strict=True):
-        fi = br.filing_items(items)[:TOP]
+        fi = rq.filing_items(items)[:TOP]
         want, t = latest_eligible(q, filings), q["target"]
         got = any(it["accession"] in want for it in fi)
         latest += got
@@ -119,13 +121,14 @@ def recency_quality(queries: list[dict], results: list, filings: dict[str, dict]
 
 
 def embed_option(cfg: Config) -> str:
+    """The embedding option the config's `retrieval.precision` resolves to."""
     from fintrade_tui.retrieval.embed import precision
 
     return precision(cfg.retrieval.precision)
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = harness.parser(__doc__)
     ap.add_argument("--index", type=Path, help="LanceDB folder to build into or reuse")
     ap.add_argument("--seed", type=int, default=7, help="seed of the random as_of draws")
     ap.add_argument("--modes", default="dense,hybrid", help="modes of the variant sweep")
@@ -133,7 +136,7 @@ def main() -> int:
     ap.add_argument("--children", help="child/overlap tokens, e.g. 400/40 (default: config's)")
     args = ap.parse_args()
     tmp = None if args.index else Path(tempfile.mkdtemp(prefix="ftr-bench-recency-"))
-    cfg = br.bench_config(args.index or tmp / "lancedb")
+    cfg = rq.bench_config(args.index or tmp / "lancedb")
     if args.precision:  # e.g. bf16 to keep reusing an index built before the default changed
         cfg.retrieval.precision = args.precision
     if args.children:
@@ -147,15 +150,12 @@ def main() -> int:
 
 
 def report(cfg: Config, args: argparse.Namespace) -> int:
+    """Build or reuse the index, run the sweep and the point-in-time check, print the report."""
     con = duckdb.connect(str(cfg.store), read_only=True)
-    cols = ["accession", "ticker", "form", "filed", "fiscal_year", "fiscal_period"]
-    filings = {
-        row[0]: dict(zip(cols, row, strict=True))
-        for row in con.execute(f"SELECT {', '.join(cols)} FROM filings").fetchall()
-    }
-    recent = br.load_queries(RECENCY, filings)
+    filings = rq.store_filings(con)
+    recent = rq.load_queries(RECENCY, filings)
     check_labels(recent, filings)
-    orig = br.load_queries(br.QUERIES, filings)
+    orig = rq.load_queries(rq.QUERIES, filings)
     if (cfg.retrieval.index / "manifest.json").is_file():
         b = {"path": cfg.retrieval.index}  # reused as it is: no refresh, so nothing re-embeds
     else:
@@ -172,40 +172,7 @@ def report(cfg: Config, args: argparse.Namespace) -> int:
             flush=True,
         )
     con.close()
-    qcfg = cfg.model_copy(deep=True)
-    qcfg.retrieval.filing_share = 1.0
-    sweep_modes = [m for m in args.modes.split(",") if m]
-    bad: list[str] = []
-    res: dict[tuple[str, str], dict] = {}
-    lat: dict[tuple[str, str], list[float]] = {}
-    full_default: dict[str, list] = {}
-    for q in recent + orig:  # warm-up: query vectors cached, tables open
-        run(qcfg, q, "hybrid", False)
-    for name, value, by_form, dedup in VARIANTS:
-        modes = MODES if name in ("off", DEFAULT) else sweep_modes
-        rec.BY_FORM, rec.DUP_JACCARD = by_form, (DUP if dedup else None)
-        for mode in modes:
-            br.log(f"variant {name}, mode {mode}")
-            out: dict[str, list] = {}
-            times: list[float] = []
-            for label, queries in (("recent", recent), ("orig", orig)):
-                out[label] = []
-                for q in queries:
-                    items, s = run(qcfg, q, mode, value)
-                    out[label].append(items)
-                    times.append(s)
-                    bad += br.pit_violations(items, q["as_of"])[0]
-            res[(name, mode)] = {
-                **recency_quality(recent, out["recent"], filings),
-                **br.quality(orig, out["orig"], filings),
-            }
-            lat[(name, mode)] = times
-            if name == DEFAULT:
-                full_default[mode] = out["orig"]
-    rec.BY_FORM, rec.DUP_JACCARD = BY_FORM, DUP
-    br.log("point-in-time: bench_retrieval's labelled and random draws (default recency)")
-    pit = br.point_in_time(cfg, orig, full_default, args.seed)
-    bad += pit["violations"]
+    res, lat, bad, pit = sweep(cfg, args, recent, orig, filings)
 
     r = cfg.retrieval
     print(
@@ -214,21 +181,10 @@ def report(cfg: Config, args: argparse.Namespace) -> int:
     )
     print(
         f"{len(recent)} recency labels ({RECENCY.name}), {len(orig)} original labels "
-        f"({br.QUERIES.name}); filing track, k={br.K}; prior: bonus = strength x "
+        f"({rq.QUERIES.name}); filing track, k={rq.K}; prior: bonus = strength x "
         f"{rec.DECAY:g}^(newer eligible filings: by-form = of the same form, the default "
         f"{BY_FORM}) x top score; dedup at word-trigram Jaccard >= {DUP:g}"
     )
-    print()
-    print(
-        f"  {'variant':<13} {'mode':<14} latest@{TOP} target@{TOP} latest@1 | recall@5  MRR@10"
-        "  filing@5 | p50 ms"
-    )
-    for (name, mode), m in res.items():
-        p50 = float(np.percentile(lat[(name, mode)], 50)) * 1000
-        print(
-            f"  {name:<13} {mode:<14} {m['latest3']:8.3f} {m['target3']:8.3f} {m['first']:8.3f} "
-            f"| {m['recall5']:8.3f} {m['mrr10']:7.3f} {m['filing5']:9.3f} | {p50:6.1f}"
-        )
     print()
     d = res[(DEFAULT, "hybrid")]
     print(f"recency labels the default hybrid misses at {TOP} (latest eligible filing absent):")
@@ -246,24 +202,77 @@ def report(cfg: Config, args: argparse.Namespace) -> int:
     )
     for v in bad[:10]:
         print(f"  {v}")
-    checks = [
-        (
-            f"hybrid latest@{TOP} >= {LATEST_TARGET:.2f}",
-            d["latest3"] >= LATEST_TARGET,
-            f"{d['latest3']:.3f}",
-        ),
-        (
-            f"hybrid recall@5 >= {RECALL_TARGET:.3f}",
-            d["recall5"] >= RECALL_TARGET - 1e-9,
-            f"{d['recall5']:.3f}",
-        ),
-        ("point-in-time: nothing after as_of", not bad, str(len(bad))),
-    ]
     print()
-    print("## checks (default recency)")
-    for name, ok, detail in checks:
-        print(f"  {'PASS' if ok else 'FAIL'}  {name:<40} {detail}")
-    return 0 if all(ok for _, ok, _ in checks) else 1
+    lines, status = harness.checks(
+        [
+            (
+                f"hybrid latest@{TOP} >= {LATEST_TARGET:.2f}",
+                d["latest3"] >= LATEST_TARGET,
+                f"{d['latest3']:.3f}",
+            ),
+            (
+                f"hybrid recall@5 >= {RECALL_TARGET:.3f}",
+                d["recall5"] >= RECALL_TARGET - 1e-9,
+                f"{d['recall5']:.3f}",
+            ),
+            ("point-in-time: nothing after as_of", not bad, str(len(bad))),
+        ]
+    )
+    rows = [
+        [name, mode, f"{m['latest3']:.3f}", f"{m['target3']:.3f}", f"{m['first']:.3f}"]
+        + [f"{m['recall5']:.3f}", f"{m['mrr10']:.3f}", f"{m['filing5']:.3f}"]
+        + [f"{float(np.percentile(lat[(name, mode)], 50)) * 1000:.1f}"]
+        for (name, mode), m in res.items()
+    ]
+    harness.report(
+        "## the recency variants: recency labels | original labels",
+        ["variant", "mode", f"latest@{TOP}", f"target@{TOP}", "latest@1", "recall@5", "MRR@10"]
+        + ["filing@5", "p50 ms"],
+        rows,
+        ["## checks (default recency)", *lines],
+    )
+    return status
+
+
+def sweep(
+    cfg: Config, args: argparse.Namespace, recent: list[dict], orig: list[dict], filings: dict
+) -> tuple[dict, dict, list[str], dict]:
+    """Every variant over both label sets: the quality per (variant, mode), the latencies, the
+    point-in-time violations and bench_retrieval's draws with the default recency."""
+    qcfg = cfg.model_copy(deep=True)
+    qcfg.retrieval.filing_share = 1.0
+    sweep_modes = [m for m in args.modes.split(",") if m]
+    bad: list[str] = []
+    res: dict[tuple[str, str], dict] = {}
+    lat: dict[tuple[str, str], list[float]] = {}
+    full_default: dict[str, list] = {}
+    for q in recent + orig:  # warm-up: query vectors cached, tables open
+        run(qcfg, q, "hybrid", False)
+    for name, value, by_form, dedup in VARIANTS:
+        modes = MODES if name in ("off", DEFAULT) else sweep_modes
+        rec.BY_FORM, rec.DUP_JACCARD = by_form, (DUP if dedup else None)
+        for mode in modes:
+            harness.log(f"variant {name}, mode {mode}")
+            out: dict[str, list] = {}
+            times: list[float] = []
+            for label, queries in (("recent", recent), ("orig", orig)):
+                out[label] = []
+                for q in queries:
+                    items, s = run(qcfg, q, mode, value)
+                    out[label].append(items)
+                    times.append(s)
+                    bad += rq.pit_violations(items, q["as_of"])[0]
+            res[(name, mode)] = {
+                **recency_quality(recent, out["recent"], filings),
+                **rq.quality(orig, out["orig"], filings),
+            }
+            lat[(name, mode)] = times
+            if name == DEFAULT:
+                full_default[mode] = out["orig"]
+    rec.BY_FORM, rec.DUP_JACCARD = BY_FORM, DUP
+    harness.log("point-in-time: bench_retrieval's labelled and random draws (default recency)")
+    pit = rq.point_in_time(cfg, orig, full_default, args.seed)
+    return res, lat, bad + pit["violations"], pit
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ against the labels. Measured, best and median of --reps:
 3. `judge --rescore --mode tolerance` again (a second version of every score appended);
 4. `report --scores match` on the result.
 
-    .venv/bin/python benchmarks/bench_rescore.py [--questions 150] [--store data/fintrade.duckdb]
+    .venv/bin/python -m benchmarks.bench_rescore [--questions 150] [--store data/fintrade.duckdb]
 
 Everything is written under a temp dir; the store is only read.
 """
@@ -23,19 +23,13 @@ from __future__ import annotations
 import json
 import random
 import statistics
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-from click.testing import CliRunner
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from benchmarks import synthetic_runs  # noqa: E402
-from fintrade_tui.cli import main  # noqa: E402
+from benchmarks import harness, synthetic_runs
 
 TARGET_S = 60.0
+RESCORE = "judge --rescore (matcher + audit, store)"
 # the reference's figure as an answer labelled correct may write it (millions)
 SAYS = (
     lambda m: f"${m} million",
@@ -43,14 +37,6 @@ SAYS = (
     lambda m: f"${m / 1000:g} billion",
     lambda m: f"USD {m}m",
 )
-
-
-def _cli(cfg: Path, *args: str) -> tuple[float, str]:
-    t = time.perf_counter()
-    res = CliRunner().invoke(main, ["--config", str(cfg), *args])
-    if res.exit_code != 0:
-        raise SystemExit(f"{' '.join(args)} failed: {res.output}")
-    return time.perf_counter() - t, res.output
 
 
 def with_references(rows: list[dict], seed: int = 7) -> list[dict]:
@@ -66,51 +52,45 @@ def with_references(rows: list[dict], seed: int = 7) -> list[dict]:
     return rows
 
 
-def main_() -> None:
-    a = synthetic_runs.bench_args(__doc__.splitlines()[0])
+def main() -> None:
+    a = synthetic_runs.bench_args(__doc__)
     rows = with_references(synthetic_runs.runs(a.questions))
     n = len(rows)
     labelled = sum(r["label"] == "correct" for r in rows)
-    times: dict[str, list[float]] = {}
+    steps = harness.Steps()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "published.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-        print(f"{n} runs, {a.questions} questions, best/median of {a.reps} runs\n")
         for rep in range(a.reps):
-            folder = Path(tmp) / f"ws{rep}"
-            folder.mkdir()
-            cfg = folder / "config.yaml"
-            cfg.write_text(
-                f"bundle: {a.bundle}\nstore: {a.store.resolve()}\n"
-                f"workspace: {folder / 'ws.duckdb'}\n"
-            )
-            times.setdefault("runs import (setup)", []).append(
-                _cli(cfg, "runs", "import", str(path))[0]
-            )
-            took, out = _cli(cfg, "judge", "--rescore", "--json")
-            times.setdefault("judge --rescore (matcher + audit, store)", []).append(took)
+            harness.log(f"rep {rep + 1}/{a.reps}")
+            cfg = harness.write_config(Path(tmp) / f"ws{rep}", a.bundle, a.store)
+            steps.add("runs import (setup)", harness.cli(cfg, "runs", "import", str(path))[0])
+            took, out = harness.cli(cfg, "judge", "--rescore", "--json")
+            steps.add(RESCORE, took)
             got = json.loads(out)
             assert got["runs"] == n and got["store"], got
-            times.setdefault("judge --rescore --mode tolerance (again)", []).append(
-                _cli(cfg, "judge", "--rescore", "--mode", "tolerance", "--json")[0]
+            steps.add(
+                "judge --rescore --mode tolerance (again)",
+                harness.cli(cfg, "judge", "--rescore", "--mode", "tolerance", "--json")[0],
             )
-            times.setdefault("report --scores match", []).append(
-                _cli(cfg, "report", "--scores", "match", "--json", "--resamples", "1000")[0]
+            steps.add(
+                "report --scores match",
+                harness.cli(cfg, "report", "--scores", "match", "--json", "--resamples", "1000")[0],
             )
-    width = max(len(k) for k in times)
-    print(f"{'step':<{width}}  {'best s':>8}  {'median s':>8}  {'runs/s':>8}")
-    for k, v in times.items():
-        print(f"{k:<{width}}  {min(v):8.2f}  {statistics.median(v):8.2f}  {n / min(v):8.0f}")
-    print(
-        f"\nmatcher: {got['correct']} of {got['scored']} correct ({labelled} labelled correct"
-        f" in the file); audit: {got['audited']} audited, {got['contradicted']} contradicted"
-    )
-    full = statistics.median(times["judge --rescore (matcher + audit, store)"])
+    full = statistics.median(steps[RESCORE])
     verdict = "met" if full < TARGET_S else "MISSED"
-    print(
-        f"judge --rescore: {full:.2f} s median for {n} runs (target < {TARGET_S:.0f} s: {verdict})"
+    harness.report(
+        f"{n} runs, {a.questions} questions, best/median of {a.reps} runs",
+        steps.COLUMNS,
+        steps.rows(n),
+        [
+            f"matcher: {got['correct']} of {got['scored']} correct ({labelled} labelled correct"
+            f" in the file); audit: {got['audited']} audited, {got['contradicted']} contradicted",
+            f"judge --rescore: {full:.2f} s median for {n} runs"
+            f" (target < {TARGET_S:.0f} s: {verdict})",
+        ],
     )
 
 
 if __name__ == "__main__":
-    main_()
+    main()

@@ -18,16 +18,16 @@ transaction's start, before its commit, to the new models on screen); the event 
 while (a 10 ms heartbeat timer: the largest gap, its p99, gaps over 50 ms) and the frames
 rendered; how long the explorer waited for the workspace's lock (the rest of any slowdown
 is the writer's CPU on a shared machine). The writer reports the runs it wrote during the
-measurement. Printed: the median of the reps per subject, then each busy subject / idle.
+measurement. Printed: one table, the median of the reps per subject, then each busy subject /
+idle.
 
-    .venv/bin/python benchmarks/bench_shared_workspace.py [--runs 1000] [--reps 3]
+    .venv/bin/python -m benchmarks.bench_shared_workspace [--runs 1000] [--reps 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import statistics
 import subprocess
 import sys
@@ -37,27 +37,26 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from benchmarks import harness, synthetic_runs
 from fintrade_tui.config import Config
 
-HERE = Path(__file__).resolve()
 TICKERS = ["AAPL", "MSFT", "NVDA", "AMZN", "GOOGL"]
 
 
 def writer(workspace: Path, runs: int, grouped: bool) -> None:
     """The batch: `runs` mocked runs through the real runner and batch engine, its records
     grouped as `fintrade-tui run` writes them, or (`grouped` False) three transactions a run."""
-    from bench_batch import _cfg, _specs  # beside this script (its folder is on sys.path)
-
+    from benchmarks.bench_batch import mocked_config, mocked_specs
     from fintrade_tui.runs.batch import run_batch
     from fintrade_tui.runs.runner import Runner
     from fintrade_tui.workspace.connection import open_workspace
     from fintrade_tui.workspace.run_records import RunStore
     from fintrade_tui.workspace.write_behind import BufferedRunStore
 
-    cfg = _cfg(workspace.parent)
+    cfg = mocked_config(workspace.parent)
     cfg.workspace = workspace
     cfg.runs = cfg.runs.model_copy(update={"concurrency": 4, "per_model": 4})
-    specs = _specs(cfg, runs)
+    specs = mocked_specs(cfg, runs)
     with open_workspace(workspace) as ws:
         store = BufferedRunStore(ws) if grouped else RunStore(ws)
         print("writing", flush=True)
@@ -65,12 +64,7 @@ def writer(workspace: Path, runs: int, grouped: bool) -> None:
         s = asyncio.run(run_batch(Runner(cfg, store), specs, 4, 4))
         if grouped:
             store.close()
-        print(json.dumps({"runs": s.status["completed"], "wall_s": time.perf_counter() - t0}))
-
-
-def pct(values: list[float], p: float) -> float:
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))] if values else 0
+        harness.emit({"runs": s.status["completed"], "wall_s": time.perf_counter() - t0})
 
 
 async def explore(cfg: Config, tickers: list[str]) -> dict[str, Any]:
@@ -120,7 +114,7 @@ async def explore(cfg: Config, tickers: list[str]) -> dict[str, Any]:
         "company_s": statistics.median(opens),
         "company_max_s": max(opens),
         "gap_max_ms": max(gaps) * 1000 if gaps else 0,
-        "gap_p99_ms": pct(gaps, 99) * 1000,
+        "gap_p99_ms": harness.pct(gaps, 99, empty=0) * 1000,
         "gaps_over_50ms": sum(g > 0.05 for g in gaps),
         "frames": len(frames),
         "import_shown_s": shown_s,
@@ -133,7 +127,6 @@ async def import_shown(app: Any, pilot: Any, cfg: Config) -> float:
     """Results open on the label matrix; `fintrade-tui runs import` of 2,400 labelled runs in
     another process: seconds from its transaction's start (before the commit) until the
     matrix shows the new models."""
-    import synthetic_runs  # beside this script
     from textual.widgets import DataTable
 
     from fintrade_tui.workspace.connection import open_workspace
@@ -141,8 +134,7 @@ async def import_shown(app: Any, pilot: Any, cfg: Config) -> float:
     folder = cfg.workspace.parent
     published = folder / "published.jsonl"
     synthetic_runs.write(published, questions=150)
-    config = folder / "import.yaml"
-    config.write_text(f"bundle: {cfg.bundle}\nstore: {cfg.store}\nworkspace: {cfg.workspace}\n")
+    config = harness.write_config(folder, cfg.bundle, cfg.store, cfg.workspace, name="import.yaml")
     app.action_goto("results")
     await pilot.pause(0.5)
     app.screen.kind = "labels"
@@ -167,6 +159,8 @@ async def import_shown(app: Any, pilot: Any, cfg: Config) -> float:
 
 
 def one(subject: str, folder: Path, runs: int, tickers: list[str]) -> dict[str, Any]:
+    """One measurement in this process: the explorer on a fresh workspace, a writer process
+    started first unless `subject` is idle."""
     from fintrade_tui.config import load_config
     from fintrade_tui.workspace.connection import open_workspace
 
@@ -176,9 +170,10 @@ def one(subject: str, folder: Path, runs: int, tickers: list[str]) -> dict[str, 
         pass
     proc = None
     if subject != "idle":
-        cmd = [sys.executable, str(HERE), "--write", str(cfg.workspace), "--runs", str(runs)]
+        cmd = ["--write", str(cfg.workspace), "--runs", str(runs)]
         cmd += ["--per-run"] if subject == "per-run" else []
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+        argv = harness.module_argv("bench_shared_workspace", *cmd)
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True, cwd=harness.ROOT)
         assert proc.stdout is not None and proc.stdout.readline().strip() == "writing"
         start = time.monotonic()
         while _runs(cfg.workspace) < 20:  # past the first runs' litellm import: full speed
@@ -204,21 +199,19 @@ def _runs(path: Path) -> int:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = harness.parser(__doc__, reps=3)
     ap.add_argument("--runs", type=int, default=1000)
-    ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--tickers", default=",".join(TICKERS))
     ap.add_argument("--write", type=Path, help=argparse.SUPPRESS)  # the writer process
     ap.add_argument("--per-run", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--one", help=argparse.SUPPRESS)  # one measurement: idle | busy
+    ap.add_argument("--one", help=argparse.SUPPRESS)  # one measurement: idle | busy | per-run
     ap.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.write:
         return writer(a.write, a.runs, grouped=not a.per_run)
     tickers = a.tickers.split(",")
     if a.one:
-        print(json.dumps(one(a.one, a.folder, a.runs, tickers)))
-        return None
+        return harness.emit(one(a.one, a.folder, a.runs, tickers))
     subjects = ("idle", "busy", "per-run")
     results: dict[str, list[dict[str, Any]]] = {s: [] for s in subjects}
     with tempfile.TemporaryDirectory() as tmp:
@@ -226,27 +219,28 @@ def main() -> None:
             for subject in subjects:
                 folder = Path(tmp) / f"{subject}-{rep}"
                 folder.mkdir()
-                cmd = [sys.executable, str(HERE), "--one", subject, "--folder", str(folder)]
-                cmd += ["--runs", str(a.runs), "--tickers", a.tickers]
-                done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-                if done.returncode:
-                    sys.exit(f"{subject}: {done.stderr[-2000:]}")
-                results[subject].append(json.loads(done.stdout.strip().splitlines()[-1]))
-                print(f"rep {rep + 1} {subject}: {results[subject][-1]}", file=sys.stderr)
+                args = ["--one", subject, "--folder", str(folder)]
+                args += ["--runs", str(a.runs), "--tickers", a.tickers]
+                results[subject].append(harness.child("bench_shared_workspace", *args))
+                harness.log(f"rep {rep + 1} {subject}: {results[subject][-1]}")
     keys = [k for k in results["idle"][0] if k != "seconds"]
     med = {s: {k: statistics.median(r[k] for r in rs) for k in keys} for s, rs in results.items()}
-    print(
-        f"explorer with a {a.runs}-run batch writing vs an idle workspace ({a.reps} reps, median)"
-    )
-    print(f"{'':24}{'idle':>10}{'busy':>10}{'per-run':>10}{'busy/idle':>11}{'per-run/idle':>14}")
+    rows = []
     for k in keys:
         i, b, p = (med[s][k] for s in subjects)
         ratios = [f"{x / i:.2f}" if i else "-" for x in (b, p)]
-        print(f"{k:24}{i:10.3f}{b:10.3f}{p:10.3f}{ratios[0]:>11}{ratios[1]:>14}")
+        rows.append([k, f"{i:.3f}", f"{b:.3f}", f"{p:.3f}", *ratios])
     written = [
         statistics.median(r["runs_written_meanwhile"] for r in results[s]) for s in subjects[1:]
     ]
-    print(f"{'runs written meanwhile':24}{'':10}{written[0]:10.0f}{written[1]:10.0f}")
+    rows.append(
+        ["runs written meanwhile", None, f"{written[0]:.0f}", f"{written[1]:.0f}", None, None]
+    )
+    harness.report(
+        f"explorer with a {a.runs}-run batch writing vs an idle workspace ({a.reps} reps, median)",
+        ["measure", "idle", "busy", "per-run", "busy/idle", "per-run/idle"],
+        rows,
+    )
     return None
 
 

@@ -2,8 +2,8 @@
 
 Run from the project root:
 
-    .venv/bin/python benchmarks/bench_store.py                      # full ingest first (1.5-3 min)
-    .venv/bin/python benchmarks/bench_store.py --skip-ingest data/fintrade.duckdb
+    .venv/bin/python -m benchmarks.bench_store                      # full ingest first (1.5-3 min)
+    .venv/bin/python -m benchmarks.bench_store --skip-ingest data/fintrade.duckdb
 
 Measures, in one run and side by side:
 1. wall time of `run_ingest` on the whole bundle, written to a temp store;
@@ -15,20 +15,18 @@ Measures, in one run and side by side:
    and whether the refreshed rows equal the rebuilt ones;
 4. `queries.snapshot` latency (p50/p95/max) over random (ticker, date) pairs, read-only store.
 
-Progress goes to stderr; the report to stdout. Nothing outside a temp dir is written.
+Progress goes to stderr; the report (the environment, one table of the four, then the equality
+details) to stdout. Nothing outside a temp dir is written.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import shutil
-import sys
 import tempfile
 import textwrap
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
@@ -37,6 +35,8 @@ import duckdb
 import numpy as np
 import pandas as pd
 
+from benchmarks import harness
+from benchmarks.harness import log
 from fintrade_tui.config import load_config
 from fintrade_tui.ingest.pipeline import run_ingest
 from fintrade_tui.signals import compute
@@ -45,20 +45,6 @@ from fintrade_tui.store import queries
 
 TOL = 1e-9
 YAHOO = "SELECT DISTINCT ticker FROM price_rows WHERE source = 'prices-yahoo'"
-
-
-def log(msg: str) -> None:
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-def best_of(runs: int, fn: Callable[[], object]) -> tuple[float, object]:
-    """Best wall time of `runs` calls, and the last call's result."""
-    best, out = float("inf"), None
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t0)
-    return best, out
 
 
 def connect(path: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -198,9 +184,7 @@ def ingest(tmp: Path, reuse: Path | None) -> tuple[Path, str, str]:
     cfg = load_config()
     cfg = cfg.model_copy(update={"store": store})
     log(f"ingesting {cfg.bundle} -> {store} (1.5-3 minutes)")
-    t0 = time.perf_counter()
-    s = run_ingest(cfg)
-    took = time.perf_counter() - t0
+    took, s = harness.clock(lambda: run_ingest(cfg))
     note = f"{s.tickers} tickers, {s.series_rows:,} price rows, {s.signals:,} signal rows"
     return store, f"{took:.1f} s", note
 
@@ -212,10 +196,10 @@ def bench_signals(
     # alternate the two (best of each), so that a drift in machine speed hits both alike
     log(f"{label}: DuckDB build and pandas loop, alternating x{runs}")
     pairs = [
-        (best_of(1, lambda: compute.build(con)), best_of(1, lambda: pandas_signals(prices)))
+        (harness.timed(lambda: compute.build(con)), harness.clock(lambda: pandas_signals(prices)))
         for _ in range(runs)
     ]
-    t_duck, t_pd = min(d[0] for d, _ in pairs), min(p[0] for _, p in pairs)
+    t_duck, t_pd = min(d for d, _ in pairs), min(p[0] for _, p in pairs)
     ref = pairs[-1][1][1]
     duck = duck_signals(con)
     con.close()
@@ -237,9 +221,8 @@ def bench_refresh(path: Path, runs: int) -> tuple[float, float, int, Diff]:
 
     def once() -> int:
         con.execute(f"DELETE FROM signals WHERE {new}")
-        t0 = time.perf_counter()
-        n = compute.refresh(con)
-        timings.append(time.perf_counter() - t0)
+        took, n = harness.clock(lambda: compute.refresh(con))
+        timings.append(took)
         return n
 
     timings: list[float] = []
@@ -247,9 +230,7 @@ def bench_refresh(path: Path, runs: int) -> tuple[float, float, int, Diff]:
     added = [once() for _ in range(runs)][-1]
     refreshed = duck_signals(con, new)
     log("full build after the appended day")
-    t0 = time.perf_counter()
-    compute.build(con)
-    t_build = time.perf_counter() - t0
+    t_build = harness.timed(lambda: compute.build(con))
     rebuilt = duck_signals(con, new)
     con.close()
     return min(timings), t_build, added, compare(refreshed, rebuilt, SIGNALS + STATE + ["i"])
@@ -270,9 +251,8 @@ def bench_snapshot(path: Path, n: int, seed: int) -> tuple[np.ndarray, int]:
         queries.snapshot(con, t, d)
     lat, found = [], 0
     for t, d in pairs:
-        t0 = time.perf_counter()
-        snap = queries.snapshot(con, t, d)
-        lat.append(time.perf_counter() - t0)
+        took, snap = harness.clock(lambda t=t, d=d: queries.snapshot(con, t, d))
+        lat.append(took)
         found += snap["price_date"] is not None
     con.close()
     return np.array(lat) * 1000, found
@@ -295,18 +275,8 @@ def environment(store: Path) -> list[str]:
     ]
 
 
-def table(rows: list[tuple[str, ...]]) -> str:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]) - 1)]
-    lines = []
-    for k, r in enumerate(rows):
-        lines.append(" | ".join([c.ljust(w) for c, w in zip(r, widths, strict=False)] + [r[-1]]))
-        if k == 0:
-            lines.append("-+-".join("-" * w for w in widths) + "-+-" + "-" * len(r[-1]))
-    return "\n".join(lines)
-
-
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = harness.parser(__doc__)
     ap.add_argument("--skip-ingest", type=Path, metavar="PATH", help="reuse this store file")
     ap.add_argument("--runs", type=int, default=5, help="repeats per timing (best is reported)")
     ap.add_argument("--queries", type=int, default=1000, help="snapshot calls")
@@ -316,8 +286,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-store-") as td:
         tmp = Path(td)
         store, t_ingest, ingest_note = ingest(tmp, args.skip_ingest)
-        print("== environment ==")
-        print("\n".join(environment(store)), flush=True)
+        env = environment(store)
 
         full, sub = tmp / "full.duckdb", tmp / "subset.duckdb"
         shutil.copyfile(store, full)
@@ -342,7 +311,6 @@ def main() -> None:
 
     p50, p95, pmax = np.percentile(lat, 50), np.percentile(lat, 95), lat.max()
     rows = [
-        ("measurement", "A", "B", "A/B", "check / note"),
         ("ingest, full bundle (run_ingest)", t_ingest, "", "", ingest_note),
         (
             f"signals, all {n_all} tickers ({len(prices):,} rows): duckdb vs pandas",
@@ -373,16 +341,20 @@ def main() -> None:
             f"seed {args.seed}, 20 warm-up calls; {found} found a price day",
         ),
     ]
-    print(f"\n== results (best of {args.runs}; A/B = duckdb/pandas, refresh/build) ==")
-    print(table(rows))
-    print(f"\nequality: |a-b| <= {TOL:g} * max(1, |b|), a = DuckDB, b = pandas (refresh: rebuild)")
+    notes = [f"equality: |a-b| <= {TOL:g} * max(1, |b|), a = DuckDB, b = pandas (refresh: rebuild)"]
     for name, d in (("all", diff_all), ("yahoo", diff_sub), ("refresh", diff_ref)):
-        print(f"  worst [{name}] {d.where} (rel {d.worst:.1e}, {d.rows:,} rows)")
+        notes.append(f"  worst [{name}] {d.where} (rel {d.worst:.1e}, {d.rows:,} rows)")
         per = ", ".join(f"{c} {v:.0e}" for c, v in d.per.items())
-        print(textwrap.indent(textwrap.fill(per, 96), "      "))
-        for line in d.bad:
-            print(f"  DIFF  [{name}] {line}")
-    print(f"\ntotal wall time {time.perf_counter() - started:.0f} s")
+        notes.append(textwrap.indent(textwrap.fill(per, 96), "      "))
+        notes += [f"  DIFF  [{name}] {line}" for line in d.bad]
+    notes.append(f"total wall time {time.perf_counter() - started:.0f} s")
+    head = f"== results (best of {args.runs}; A/B = duckdb/pandas, refresh/build) =="
+    harness.report(
+        ["== environment ==", *env, "", head],
+        ["measurement", "A", "B", "A/B", "check / note"],
+        rows,
+        notes,
+    )
 
 
 if __name__ == "__main__":

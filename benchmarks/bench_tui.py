@@ -16,23 +16,20 @@ between frames while streaming, its p99 and how many gaps exceeded 50 ms; chunk 
 p50 / p95 / max; how long the streams took against their nominal length (a busy event loop slows
 its own sources). Then app / textual. Goals: frame gap and chunk -> screen p95 under 50 ms.
 
-    .venv/bin/python benchmarks/bench_tui.py [--chunks 100] [--reps 3] [--size 150x45]
+    .venv/bin/python -m benchmarks.bench_tui [--chunks 100] [--reps 3] [--size 150x45]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import re
-import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks import harness
 from fintrade_tui.config import Config, ModelConfig, load_config
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
@@ -99,13 +96,6 @@ def setup(folder: Path) -> Config:
     with open_workspace(cfg.workspace) as ws:
         save_questions(ws, [q])
     return cfg
-
-
-def pct(values: list[float], p: float) -> float:
-    if not values:
-        return float("nan")
-    s = sorted(values)
-    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
 
 
 async def measure(
@@ -219,11 +209,11 @@ def summary(frames: list[float], seen: dict[str, float], launch: float) -> dict[
     return {
         "launch": launch * 1000,
         "gap_max": max(gaps, default=float("nan")) * 1000,
-        "gap_p99": pct(gaps, 99) * 1000,
+        "gap_p99": harness.pct(gaps, 99) * 1000,
         "gaps_over_50": sum(g > 0.05 for g in gaps),
         "frames": len(streaming),
-        "delay_p50": pct(delays, 50) * 1000,
-        "delay_p95": pct(delays, 95) * 1000,
+        "delay_p50": harness.pct(delays, 50) * 1000,
+        "delay_p95": harness.pct(delays, 95) * 1000,
         "delay_max": max(delays, default=float("nan")) * 1000,
         "unseen": len(SENT) - len(delays),
         "span": s1 - s0,
@@ -259,42 +249,43 @@ def one(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = harness.parser(__doc__, reps=3)
     ap.add_argument("--chunks", type=int, default=100, help="chunks per pane")
     ap.add_argument("--interval", type=float, default=0.01, help="seconds between chunks")
     ap.add_argument("--size", default="150x45", help="terminal columns x rows")
-    ap.add_argument("--reps", type=int, default=3, help="runs of each subject, interleaved")
     ap.add_argument("--lists", action="store_true", help="answers as bullet lists")
     ap.add_argument("--one", choices=["app", "textual"], help=argparse.SUPPRESS)
     args = ap.parse_args()
     LISTS[0] = args.lists
     if args.one:
-        print(json.dumps(one(args)))
+        harness.emit(one(args))
         return
     results: dict[str, list[dict[str, Any]]] = {"app": [], "textual": []}
-    for _ in range(args.reps):
+    for rep in range(args.reps):
         for subject in results:
-            cmd = [sys.executable, __file__, "--one", subject, "--chunks", str(args.chunks)]
+            harness.log(f"rep {rep + 1}/{args.reps}: {subject}")
+            cmd = ["--one", subject, "--chunks", str(args.chunks)]
             cmd += ["--interval", str(args.interval), "--size", args.size]
             cmd += ["--lists"] * args.lists
-            out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-            results[subject].append(json.loads(out.strip().splitlines()[-1]))
-    nominal = args.chunks * args.interval
-    print(
-        f"3 panes x {args.chunks} chunks{' in bullet lists' * args.lists}, "
-        f"one every {args.interval * 1000:g} ms per pane "
-        f"(nominal {nominal:g} s), terminal {args.size}, {args.reps} runs each, median [range]"
-    )
-    print(f"{'':40} {'app':>20} {'textual':>20} {'app/textual':>11}  goal")
+            results[subject].append(harness.child("bench_tui", *cmd))
+    rows = []
     for name, key, goal in ROWS:
         cells, medians = [], []
         for subject in results:
-            values = sorted(r[key] for r in results[subject])
-            medians.append(statistics.median(values))
-            cells.append(f"{medians[-1]:.4g} [{values[0]:.3g}-{values[-1]:.3g}]")
+            t = harness.spread(r[key] for r in results[subject])
+            medians.append(t.median)
+            cells.append(f"{t.median:.4g} [{t.lo:.3g}-{t.hi:.3g}]")
         ratio = medians[0] / medians[1] if medians[1] else float("nan")
         mark = "" if goal is None else f"< {goal} {'ok' if medians[0] < goal else 'MISSED'}"
-        print(f"{name:40} {cells[0]:>20} {cells[1]:>20} {ratio:>11.2f}  {mark}")
+        rows.append([name, *cells, f"{ratio:.2f}", mark])
+    nominal = args.chunks * args.interval
+    harness.report(
+        f"3 panes x {args.chunks} chunks{' in bullet lists' * args.lists}, "
+        f"one every {args.interval * 1000:g} ms per pane "
+        f"(nominal {nominal:g} s), terminal {args.size}, {args.reps} runs each, median [range]",
+        ["measure", "app", "textual", "app/textual", "goal"],
+        rows,
+    )
 
 
 if __name__ == "__main__":

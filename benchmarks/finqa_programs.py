@@ -3,19 +3,19 @@
 Run from the project root with any FinQA-format file (czyssrs/FinQA dataset/train.json, dev,
 test; ConvFinQA's train.json; a JSON list or JSON lines):
 
-    .venv/bin/python benchmarks/finqa_programs.py path/to/train.json
-    .venv/bin/python benchmarks/finqa_programs.py path/to/train.json --json
+    .venv/bin/python -m benchmarks.finqa_programs path/to/train.json
+    .venv/bin/python -m benchmarks.finqa_programs path/to/train.json --json
 
 Each item's `qa.program` (or, for ConvFinQA's turns, `qa_0`/`qa_1`... each) runs with
 fintrade_tui.judging.finqa_program over the item's normalised `table` and its passages
 (pre_text + post_text, FinQA's text_N), and is compared with `qa.exe_ans` by FinQA's test (the
-result rounded to 5 places equals it). Printed: the share executing to exe_ans and the errata —
-the items whose program does not, with why (does not run, x100, opposite sign, a rounding).
+result rounded to 5 places equals it). Printed: one table, the programs executing to exe_ans and
+the errata by kind, then the errata — the items whose program does not, with why (does not
+run, x100, opposite sign, a rounding), one a line. `--json`: the report as JSON instead.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from benchmarks import harness
 from fintrade_tui.judging.finqa_program import ProgramError, errata_reason, execute, finqa_equal
 
 
@@ -85,7 +86,7 @@ def kind(why: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = harness.parser(__doc__)
     parser.add_argument("path", type=Path, help="a FinQA-format file (train.json, ...)")
     parser.add_argument("--json", action="store_true", help="the report as JSON")
     args = parser.parse_args(argv)
@@ -105,13 +106,19 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     n, ok = report["programs"], report["execute_to_exe_ans"]
     share = f"{100 * report['share']:.2f}%" if n else "n/a"
-    print(f"{args.path}: {ok} of {n} reference programs execute to exe_ans ({share}), "
-          f"{report['seconds']} s")  # fmt: skip
     tally = Counter(kind(e["why"]) for e in report["errata"])
-    for what, count in tally.most_common():
-        print(f"  {count:5d}  {what}")
-    for e in report["errata"]:
-        print(f"{e['id']}\t{e['program']}\texe_ans {e['exe_ans']!r}\t{e['why']}")
+    rows = [["execute to exe_ans", ok, share]]
+    rows += [[what, count, f"{100 * count / n:.2f}%"] for what, count in tally.most_common()]
+    harness.report(
+        f"{args.path}: {ok} of {n} reference programs execute to exe_ans ({share}), "
+        f"{report['seconds']} s",
+        ["programs", "count", "share"],
+        rows,
+        [
+            f"{e['id']}\t{e['program']}\texe_ans {e['exe_ans']!r}\t{e['why']}"
+            for e in report["errata"]
+        ],
+    )
     return 0
 
 

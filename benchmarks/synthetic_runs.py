@@ -3,9 +3,9 @@ shaped like the real thing: N questions about NASDAQ-100 companies (each naming 
 a quarter end), several models, several conditions (closed-book, retrieval, oracle, long
 context), one labelled answer per question × model × condition. Deterministic for a seed.
 
-Used by benchmarks/bench_import.py and tests/unit/test_import_generic.py:
+Used by the import, re-scoring, HTML and shared-workspace benchmarks and by tests; on its own:
 
-    .venv/bin/python benchmarks/synthetic_runs.py OUT.jsonl [--questions 150]
+    .venv/bin/python -m benchmarks.synthetic_runs OUT.jsonl [--questions 150]
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import argparse
 import json
 import random
 from pathlib import Path
+
+from benchmarks import harness
 
 COMPANIES = [
     ("AAPL", "Apple"),
@@ -51,21 +53,19 @@ SKILL = {"gpt-4o": 0.7, "claude-3-5-sonnet": 0.65, "llama-3-70b": 0.5, "mistral-
 HELP = {"closed-book": -0.25, "retrieval": 0.0, "oracle": 0.2, "long-context": 0.05}
 
 
-def bench_args(description: str) -> argparse.Namespace:
+def bench_args(doc: str | None) -> argparse.Namespace:
     """The options the benchmarks over this file share (--questions, --store, --bundle,
-    --reps), the store checked to exist."""
-    ap = argparse.ArgumentParser(description=description)
+    --reps); `store` comes back absolute, checked to exist."""
+    ap = harness.parser(doc, reps=3)
     ap.add_argument("--questions", type=int, default=150)
-    ap.add_argument("--store", type=Path, default=Path("data/fintrade.duckdb"))
-    ap.add_argument("--bundle", type=Path, default=Path("../shared/data"))
-    ap.add_argument("--reps", type=int, default=3)
+    harness.add_store(ap)
     a = ap.parse_args()
-    if not a.store.exists():
-        raise SystemExit(f"{a.store}: no store (run `fintrade-tui ingest` first)")
+    a.store = harness.need_store(a.store)
     return a
 
 
 def runs(questions: int = 150, seed: int = 13) -> list[dict]:
+    """The labelled runs of `questions` questions (each x every model x every condition)."""
     rng = random.Random(seed)
     out = []
     for i in range(1, questions + 1):
@@ -100,6 +100,7 @@ def runs(questions: int = 150, seed: int = 13) -> list[dict]:
 
 
 def write(path: Path, questions: int = 150, seed: int = 13) -> int:
+    """`runs` written to `path` as JSON lines; returns how many."""
     rows = runs(questions, seed)
     with path.open("w", encoding="utf-8") as f:
         for r in rows:
@@ -108,7 +109,7 @@ def write(path: Path, questions: int = 150, seed: int = 13) -> int:
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = harness.parser(__doc__)
     ap.add_argument("out", type=Path)
     ap.add_argument("--questions", type=int, default=150)
     ap.add_argument("--seed", type=int, default=13)
