@@ -113,10 +113,6 @@ class RunStore(LockedTable):
         ).fetchone():
             raise UserError("workspace", "holds no runs yet", "run `fintrade-tui ask` first")
 
-    def _write(self, sql: str, params: list[Any]) -> None:
-        with self.transaction() as cur:
-            cur.execute(sql, params)
-
     def start(self, row: dict[str, Any]) -> str:
         """Insert a `running` row; a batch key's earlier unfinished attempts are replaced."""
         row = new_row(row)
@@ -136,15 +132,9 @@ class RunStore(LockedTable):
 
     def finish(self, run_id: str, **fields: Any) -> None:
         """Set the end state (status, answer, timings...) of a run in one transaction."""
-        fields = redact.scrub(fields)
-        for k in _JSON:
-            if k in fields and fields[k] is not None:
-                fields[k] = dumps(fields[k])
-        bad = set(fields) - set(_COLUMNS)
-        if bad:
-            raise ValueError(f"unknown run fields {sorted(bad)}")
-        sets = ", ".join(f"{k} = ?" for k in fields)
-        self._write(f"UPDATE runs SET {sets} WHERE id = ?", [*fields.values(), run_id])
+        fields = end_fields(fields)
+        with self.transaction() as cur:
+            update_run(cur, run_id, fields)
 
     def mark_interrupted(self) -> int:
         """Runs left `running` by a process that no longer exists (killed) -> interrupted."""
@@ -239,6 +229,21 @@ def new_row(row: dict[str, Any]) -> dict[str, Any]:
         "pid": os.getpid(),
         "started_at": row.get("started_at") or datetime.now(),
     }
+
+
+def end_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    """A run's end fields, checked against the table's columns and scrubbed of keys."""
+    bad = set(fields) - set(_COLUMNS)
+    if bad:
+        raise ValueError(f"unknown run fields {sorted(bad)}")
+    return redact.scrub(fields)
+
+
+def update_run(cur: duckdb.DuckDBPyConnection, run_id: str, fields: dict[str, Any]) -> None:
+    """Set `end_fields` of one run on a cursor inside the caller's transaction."""
+    values = [dumps(v) if k in _JSON and v is not None else v for k, v in fields.items()]
+    sets = ", ".join(f"{k} = ?" for k in fields)
+    cur.execute(f"UPDATE runs SET {sets} WHERE id = ?", [*values, run_id])
 
 
 def insert_runs(cur: duckdb.DuckDBPyConnection, rows: list[dict[str, Any]]) -> None:

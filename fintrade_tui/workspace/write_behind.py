@@ -16,16 +16,14 @@ from typing import Any
 
 import duckdb
 
-from fintrade_tui import redact
 from fintrade_tui.workspace.run_records import (
-    _COLUMNS,
-    _JSON,
     COMPLETED,
     RUNNING,
     RunStore,
-    dumps,
+    end_fields,
     insert_runs,
     new_row,
+    update_run,
 )
 
 DELAY = 0.5  # seconds a record may wait
@@ -68,10 +66,7 @@ class BufferedRunStore(RunStore):
         return row["id"]
 
     def finish(self, run_id: str, **fields: Any) -> None:
-        bad = set(fields) - set(_COLUMNS)
-        if bad:
-            raise ValueError(f"unknown run fields {sorted(bad)}")
-        fields = redact.scrub(fields)
+        fields = end_fields(fields)
         with self._buffer:
             self._mark()
             if run_id in self._new:
@@ -112,11 +107,7 @@ class BufferedRunStore(RunStore):
                 )
             insert_runs(cur, new)
             for run_id, fields in updates:
-                values = [
-                    dumps(v) if k in _JSON and v is not None else v for k, v in fields.items()
-                ]
-                sets = ", ".join(f"{k} = ?" for k in fields)
-                cur.execute(f"UPDATE runs SET {sets} WHERE id = ?", [*values, run_id])
+                update_run(cur, run_id, fields)
 
     def _tick(self) -> None:
         while not self._closing.wait(self.delay / 4):
