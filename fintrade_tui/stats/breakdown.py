@@ -1,7 +1,8 @@
 """Breakdown room: what the accuracy matrix's columns split the questions by — their category
 (FinTradeBench's F/T/FT, SECQUE's types, where a table-QA question's gold facts are: table,
 text, table+text) or, for TAT-QA, the answer type (span, multi-span, arithmetic, count) or the
-scale (none, thousand, million, billion, percent) its annotation gives."""
+scale (none, thousand, million, billion, percent) its annotation gives — and the fields a score
+row takes from its run and question to fall in one (`run_fields`)."""
 
 from __future__ import annotations
 

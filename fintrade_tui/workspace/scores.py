@@ -1,4 +1,4 @@
-"""Annotations room: human and LLM scores in one append-only record shape.
+"""Score records room (annotations): human and LLM scores in one append-only record shape.
 
 A score is never overwritten: an edit appends a new version of the same (run, kind, annotator)
 with its own timestamp, so the history stays and aggregates read the latest version. Each save
