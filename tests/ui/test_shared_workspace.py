@@ -12,6 +12,7 @@ import sys
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from fintrade_tui.screens.results import ResultsScreen
 from textual.widgets import DataTable
@@ -44,6 +45,20 @@ async def _finish(proc: subprocess.Popen, timeout: float = 300) -> str:
     out, err = proc.communicate()
     assert proc.returncode == 0, err
     return out
+
+
+def _recorded_notices(app: FinTradeApp) -> list[str]:
+    """Every notice the app posts, as posted: a notice lives 5 s, which a loaded machine's
+    import and `score` process can outlast before the test looks."""
+    notes: list[str] = []
+    notify = app.notify
+
+    def record(message: str, *args: Any, **kwargs: Any) -> None:
+        notes.append(str(message))
+        notify(message, *args, **kwargs)
+
+    app.notify = record  # type: ignore[method-assign]
+    return notes
 
 
 def _model_rows(screen: ResultsScreen) -> set[tuple[str, str]]:
@@ -82,6 +97,7 @@ async def test_runs_imported_and_scored_elsewhere_show_while_the_explorer_is_ope
         old = _model_rows(screen)  # the hand-populated workspace's own labelled runs
         assert not {m for m, _ in old} & set(MODELS)
 
+        notes = _recorded_notices(app)
         importer = _cli(cfg_file, "runs", "import", str(published), "--json")
         while True:  # the explorer keeps answering while the import writes
             await pilot.pause(0.05)
@@ -105,8 +121,9 @@ async def test_runs_imported_and_scored_elsewhere_show_while_the_explorer_is_ope
 
         scorer = _cli(cfg_file, "score", run_id, "--accuracy", "4", "--note", "from elsewhere")
         await _finish(scorer)
-        await pilot.pause(1.5)  # the watch looks every 0.5 s
-        notes = [n.message for n in app._notifications]
+        end = time.monotonic() + 30  # the watch looks every TICK, notices at most every SETTLE
+        while not any("1 score new" in m for m in notes) and time.monotonic() < end:
+            await pilot.pause(0.1)
         assert any("Workspace updated by another process: 2,400 runs" in m for m in notes)
         assert any("1 score new" in m for m in notes), notes
 
