@@ -18,6 +18,7 @@ import os
 import random
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -72,6 +73,9 @@ class Gate:
         self.last_used = 0.0
         self.away_until = 0.0
         self.own_stamp: tuple[int, ...] | None = None  # the file as this process left it
+        # the file's stamps along this process's latest run of writes, from what others left
+        # before it began: a look that saw one of these missed no other process's write
+        self.own_run: deque[tuple[int, ...]] = deque(maxlen=64)
         self.waited = 0.0  # seconds spent waiting for other processes (benchmarks read it)
         self._fd: int | None = None
         self._reaper: threading.Thread | None = None
@@ -117,6 +121,7 @@ class Gate:
                 self.con = None
                 if self.writing:  # still under the lock: this stamp is our own writing's
                     self.own_stamp = file_stamp(self.path)
+                    self.own_run.append(self.own_stamp)
             if self._fd is not None:
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
                 os.close(self._fd)
@@ -139,6 +144,9 @@ class Gate:
         try:
             self._lock_file(write, deadline)
             self.waited += time.monotonic() - began
+            if write and (before := file_stamp(self.path)) != self.own_stamp:
+                self.own_run.clear()  # another process wrote since our last write
+                self.own_run.append(before)
             self.con = self._connect(write, deadline)
         except BaseException:
             self.release()

@@ -41,9 +41,11 @@ class WorkspaceWatch:
         now = file_stamp(self.gate.path)
         if now == self.stamp:
             return False
-        if now == self.gate.own_stamp:  # the last writer was us
-            self.stamp = now  # (our own scores may be counted with the next foreign change)
+        if now == self.gate.own_stamp and self.stamp in self.gate.own_run:
+            self.stamp = now  # only we wrote since the last look
             return False
+        # another process wrote, maybe followed by our own writes (then our own scores are
+        # counted with its change: a foreign write is never hidden by one of ours)
         return True
 
     def poll(self) -> WorkspaceChange | None:

@@ -168,4 +168,20 @@ def test_the_watch_tells_another_process_s_runs_from_its_own(tmp_path: Path) -> 
     assert (change.runs, change.scores) == (3, 0)
     assert change.line() == "Workspace updated by another process: 3 runs new"
     assert not watch.changed()
+    # another process writes, then we do before the watch looks: theirs is not hidden by ours
+    other = _child(
+        """
+        from fintrade_tui.workspace.run_records import RunStore
+        from fintrade_tui.workspace.connection import open_workspace
+        with open_workspace(Path(sys.argv[1])) as ws:
+            RunStore(ws).start({"question_id": "F9", "condition": "rag", "model": "m"})
+        """,
+        str(path),
+    )
+    assert other.wait(60) == 0, other.stderr.read()
+    runs.start({"question_id": "F1", "condition": "oracle", "model": "m"})  # our own, after
+    time.sleep(sharing.IDLE * 3)
+    assert watch.changed()
+    assert watch.poll().runs == 1
+    assert not watch.changed()
     ws.close()
