@@ -64,6 +64,25 @@ def _cells(r: dict[str, Any]) -> tuple[Text, ...]:
     )
 
 
+def type_into_filter(screen: UniverseScreen, event: events.Key) -> None:
+    """Send a typed letter or digit to the screen's filter; the key is then spent."""
+    char = event.character
+    if char and char.isalnum():
+        event.stop()
+        event.prevent_default()
+        screen.type_into(char)
+
+
+class UniverseTable(DataTable):
+    """The universe's table. A letter or digit typed on it goes to the filter from here rather
+    than after bubbling up to the screen: in a burst, keys reach the table before the focus has
+    moved to the filter, and with the extra hop one was dropped or overtaken by the next."""
+
+    def on_key(self, event: events.Key) -> None:
+        if isinstance(self.screen, UniverseScreen):
+            type_into_filter(self.screen, event)
+
+
 class UniverseScreen(FramePaced, Screen):
     """Tickers with name, sector, price range, filings and questions."""
 
@@ -93,7 +112,7 @@ class UniverseScreen(FramePaced, Screen):
             select_on_focus=False,
         )
         yield Static("loading the universe…", id="universe-count")
-        table: DataTable = DataTable(id="universe-table", cursor_type="row", zebra_stripes=True)
+        table = UniverseTable(id="universe-table", cursor_type="row", zebra_stripes=True)
         table.add_columns(*COLUMNS)
         yield table
         yield Footer()
@@ -162,14 +181,15 @@ class UniverseScreen(FramePaced, Screen):
         self.action_open()
 
     def on_key(self, event: events.Key) -> None:
-        """Type-to-filter: a letter or digit typed on the table goes to the filter."""
-        char = event.character
-        if char and char.isalnum() and isinstance(self.focused, DataTable):
-            event.stop()
-            event.prevent_default()
-            box = self.query_one("#universe-filter", Input)
-            box.focus()
-            box.insert_text_at_cursor(char)
+        """Type-to-filter with nothing focused (the table sends its keys itself; the filter
+        stops the printable keys it takes, so none of those arrive here)."""
+        type_into_filter(self, event)
+
+    def type_into(self, char: str) -> None:
+        """Add a typed character to the filter and give the filter the focus."""
+        box = self.query_one("#universe-filter", Input)
+        box.insert_text_at_cursor(char)
+        box.focus()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

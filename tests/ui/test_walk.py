@@ -6,6 +6,7 @@ every pushed screen's footer has a Back key. The store is the session's `built_s
 
 from __future__ import annotations
 
+import asyncio
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -314,3 +315,30 @@ async def test_escape_on_a_streaming_arena_warns_first(cfg: Config) -> None:
         await pilot.press("escape")
         await pilot.pause(0.3)
         assert app.screen is questions and app.is_running
+
+
+@pytest.mark.parametrize("gap", [0.0, 0.001, 0.004])
+async def test_keys_typed_in_a_burst_all_reach_the_filter(cfg: Config, gap: float) -> None:
+    """A terminal delivers a fast typist's keys back to back: the first moves the focus from
+    the table to the filter, and the next ones, already on their way to the table, must still
+    land in the filter, in order (the tmux walk once saw "NDA" for "NVDA")."""
+    from textual import events
+
+    from fintrade_tui.ui.app import FinTradeApp
+
+    app = FinTradeApp(cfg)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        assert app.focused is app.screen.query_one("#universe-table")
+        for key in "NVDA1":
+            event = events.Key(key, key)
+            event.set_sender(app)
+            app._driver.send_message(event)  # as the terminal's reader thread does
+            await asyncio.sleep(gap)
+        await settle(pilot)
+        box = app.screen.query_one("#universe-filter")
+        assert box.value == "NVDA1" and app.focused is box
+        box.value = ""
+        app.set_focus(None)  # nothing focused: the screen takes the key
+        await pilot.press("m")
+        assert box.value == "m" and app.focused is box
