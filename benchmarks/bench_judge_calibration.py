@@ -28,11 +28,11 @@ import zlib
 from pathlib import Path
 
 from benchmarks import harness
+from fintrade_tui.audits.company import company_check
+from fintrade_tui.audits.evidence import audit_text, merge_audits
 from fintrade_tui.config import Config, load_config
-from fintrade_tui.judging.company_check import company_check
 from fintrade_tui.judging.conclusion import conclusion
 from fintrade_tui.judging.judge import JudgeInput, judge_run
-from fintrade_tui.judging.text_audit import audit_text, merge_audits
 from fintrade_tui.questions.companies import table_mentions
 from fintrade_tui.questions.importers import read_questions
 from fintrade_tui.workspace.questions import Question

@@ -7,7 +7,7 @@ test; ConvFinQA's train.json; a JSON list or JSON lines):
     .venv/bin/python -m benchmarks.finqa_programs path/to/train.json --json
 
 Each item's `qa.program` (or, for ConvFinQA's turns, `qa_0`/`qa_1`... each) runs with
-fintrade_tui.judging.finqa_program over the item's normalised `table` and its passages
+fintrade_tui.scoring.finqa.program over the item's normalised `table` and its passages
 (pre_text + post_text, FinQA's text_N), and is compared with `qa.exe_ans` by FinQA's test (the
 result rounded to 5 places equals it). Printed: one table, the programs executing to exe_ans and
 the errata by kind, then the errata — the items whose program does not, with why (does not
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import harness
-from fintrade_tui.judging.finqa_program import ProgramError, errata_reason, execute, finqa_equal
+from fintrade_tui.scoring.finqa.program import ProgramError, errata_reason, execute, finqa_equal
 
 
 def load_items(path: Path) -> list[dict[str, Any]]:

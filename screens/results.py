@@ -25,7 +25,7 @@ from textual.screen import Screen
 from textual.widgets import Checkbox, DataTable, Footer, Header, Label, ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
-from fintrade_tui.judging.failures import FILTER_LABELS, FILTERS
+from fintrade_tui.reports.failures import FILTER_LABELS, FILTERS
 from fintrade_tui.safe_text import plain
 from fintrade_tui.stats.lanes import workspace_lanes
 from fintrade_tui.ui.frames import FramePaced
@@ -215,7 +215,7 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
 
     @work(thread=True, exclusive=True, group="failures", exit_on_error=False)
     def load_failures(self) -> list[dict[str, Any]]:
-        from fintrade_tui.judging.failures import failure_cases
+        from fintrade_tui.reports.failures import failure_cases
 
         with self._db:
             cur = self.app.workspace()

@@ -1,132 +1,27 @@
-"""CLI room: the `fintrade-tui` click group and the helpers its commands share; each command
-group lives in its own module of this package (runs, judging, questions, store...). Every
-command has --json; bad input exits 2 with one line naming the file, row or key and the fix."""
+"""CLI room: the `fintrade-tui` command. The click group and the helpers every command shares
+live in `base.py`; each command group lives in its own module of this package (runs, judging,
+questions, store...), and importing it here registers it on `main`. Every command has --json;
+bad input exits 2 with one line naming the file, row or key and the fix."""
 
-from __future__ import annotations
-
-import functools
-import json
-import math
-import sys
-from collections.abc import Callable
-from datetime import date, datetime
-from typing import Any
-
-import click
-
-from fintrade_tui.config import Config, load_config
-from fintrade_tui.errors import UserError
-
-
-def _fail(message: str) -> None:
-    click.echo(f"error: {message}", err=True)
-    sys.exit(2)
-
-
-def friendly(fn: Callable) -> Callable:
-    """Turn UserError (and a bad config) into one line on stderr and exit code 2."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except UserError as exc:
-            _fail(str(exc))
-
-    return wrapper
-
-
-def _jsonable(v: Any) -> Any:
-    if isinstance(v, dict):
-        return {k: _jsonable(x) for k, x in v.items()}
-    if isinstance(v, list | tuple):
-        return [_jsonable(x) for x in v]
-    if isinstance(v, date | datetime):
-        return v.isoformat()
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    return v
-
-
-def emit_json(obj: Any) -> None:
-    click.echo(json.dumps(_jsonable(obj), indent=2))
-
-
-def parse_day(value: str | None, name: str) -> date | None:
-    if value is None:
-        return None
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise UserError(f"{name} {value!r}", "is not a date", "use YYYY-MM-DD") from None
-
-
-class Ctx:
-    def __init__(self, config: str | None, bundle: str | None) -> None:
-        self._config, self._bundle = config, bundle
-        self._cfg: Config | None = None
-
-    @property
-    def cfg(self) -> Config:
-        if self._cfg is None:
-            from fintrade_tui.workspace.sharing import set_wait
-
-            self._cfg = load_config(self._config, self._bundle)
-            set_wait(self._cfg.workspace_wait)
-        return self._cfg
-
-    def connect(self):
-        from fintrade_tui.store.db import connect
-
-        return connect(self.cfg.store, read_only=True)
-
-
-class OneLineGroup(click.Group):
-    """The top-level group: a usage error (unknown option, a value out of range, a missing
-    argument) is one line naming the flag and the fix, like every other bad input, instead of
-    click's usage block. Subcommands parse inside `invoke`, so one wrapper covers them all."""
-
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        try:
-            return super().parse_args(ctx, args)
-        except click.UsageError as exc:
-            _usage_fail(exc)
-            raise
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except click.UsageError as exc:
-            _usage_fail(exc)
-            raise
-
-
-def _usage_fail(exc: click.UsageError) -> None:
-    if isinstance(exc, click.exceptions.NoArgsIsHelpError):
-        return  # a bare group prints its help, as before
-    path = exc.ctx.command_path if exc.ctx else "fintrade-tui"
-    problem = " ".join(exc.format_message().split()).rstrip(".")
-    _fail(f"{path}: {problem} (fix: see `{path} --help`)")
-
-
-@click.group(cls=OneLineGroup, invoke_without_command=True)
-@click.option("--config", "config", envvar="FINTRADE_CONFIG", help="config.yaml to use")
-@click.option(
-    "--bundle", "bundle", help="data bundle folder (overrides config and FINTRADE_BUNDLE)"
+from fintrade_tui.cli import (  # noqa: F401  (imported to register their commands)
+    agreement,
+    export,
+    flaws,
+    imports,
+    item_audit,
+    judging,
+    models,
+    preferences,
+    pull,
+    quality,
+    questions,
+    retrieval,
+    runs,
+    screenshot,
+    serve,
+    store,
+    tui,
 )
-@click.pass_context
-def main(ctx: click.Context, config: str | None, bundle: str | None) -> None:
-    """fintrade-tui: explore financial-reasoning benchmarks on a point-in-time store.
+from fintrade_tui.cli.base import Ctx, emit_json, friendly, main, parse_day
 
-    Without a command it opens the explorer, as `fintrade-tui tui` does."""
-    ctx.obj = Ctx(config, bundle)
-    if ctx.invoked_subcommand is None:
-        ctx.invoke(tui_commands.tui)  # the options' defaults, as `tui` alone gets them
-
-
-# commands live in their own modules; importing them registers them on `main`
-from fintrade_tui.cli import judging, pull, questions, retrieval  # noqa: E402,F401,I001
-from fintrade_tui.cli import quality, runs, store, tui as tui_commands  # noqa: E402,F401,I001
-from fintrade_tui.cli import imports, models, item_audit, serve  # noqa: E402,F401,I001
-from fintrade_tui.cli import preferences, agreement, flaws, screenshot  # noqa: E402,F401,I001
-from fintrade_tui.cli import export  # noqa: E402,F401,I001
+__all__ = ["Ctx", "emit_json", "friendly", "main", "parse_day"]

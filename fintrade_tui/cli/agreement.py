@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from fintrade_tui.cli import Ctx, emit_json, friendly, main
+from fintrade_tui.cli.base import Ctx, emit_json, friendly, main
 from fintrade_tui.cli.output import console, print_table
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from fintrade_tui.cli import Ctx, emit_json, friendly, main
+from fintrade_tui.cli.base import Ctx, emit_json, friendly, main
 from fintrade_tui.errors import UserError
 
 
@@ -112,8 +112,8 @@ def _write_view(
     out: Path | None,
 ) -> tuple[Path, int]:
     from fintrade_tui.exports.html_view import write_view_html
-    from fintrade_tui.judging.failures import FILTERS, failure_cases
     from fintrade_tui.judging.session import accuracy_report
+    from fintrade_tui.reports.failures import FILTERS, failure_cases
 
     bad = [f for f in filters if f not in FILTERS]
     if bad:

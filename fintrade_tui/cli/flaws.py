@@ -10,7 +10,7 @@ import click
 import duckdb
 from rich.markup import escape
 
-from fintrade_tui.cli import Ctx, emit_json, friendly, main
+from fintrade_tui.cli.base import Ctx, emit_json, friendly, main
 from fintrade_tui.cli.output import console, print_table, progress_bars
 from fintrade_tui.judging.flaws import deterministic_flags, flag_line, llm_flags
 from fintrade_tui.workspace.questions import Question

@@ -10,7 +10,7 @@ from typing import Any
 import click
 from rich.markup import escape
 
-from fintrade_tui.cli import Ctx, emit_json, friendly, main
+from fintrade_tui.cli.base import Ctx, emit_json, friendly, main
 from fintrade_tui.cli.output import console, print_table
 from fintrade_tui.cli.runs import runs
 from fintrade_tui.imports.formats import FORMATS

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from fintrade_tui.cli import Ctx, emit_json, friendly
+from fintrade_tui.cli.base import Ctx, emit_json, friendly
 from fintrade_tui.cli.output import console, print_table
 from fintrade_tui.cli.questions import questions
 from fintrade_tui.workspace.audits import CRITERIA

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 
 import click
 
-from fintrade_tui.cli import Ctx, emit_json, friendly, main
+from fintrade_tui.cli.base import Ctx, emit_json, friendly, main
 from fintrade_tui.cli.output import console, print_table
 
 DEFAULT = "qwen2.5-coder-1.5b"  # the offline default model (weights.DEFAULT, without importing)

@@ -8,7 +8,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from fintrade_tui.cli import Ctx, emit_json, friendly, main, parse_day
+from fintrade_tui.cli.base import Ctx, emit_json, friendly, main, parse_day
 from fintrade_tui.cli.output import console
 from fintrade_tui.config import Config
 from fintrade_tui.ingest.http import Fetcher, HttpFetcher

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from rich.markup import escape
 
-from fintrade_tui.cli import Ctx, emit_json, friendly, main
+from fintrade_tui.cli.base import Ctx, emit_json, friendly, main
 from fintrade_tui.cli.output import console, print_table
 from fintrade_tui.workspace.questions import Question
 
@@ -208,7 +208,7 @@ def scale(
     obj: Ctx, per_seed: int, rng_seed: int | None, source: str, first: str, as_json: bool
 ) -> None:
     """Deterministic variants of each seed over other companies and quarters, screened."""
-    from fintrade_tui.cli import parse_day
+    from fintrade_tui.cli.base import parse_day
     from fintrade_tui.questions.scale import scale_seed
     from fintrade_tui.workspace.connection import open_workspace
     from fintrade_tui.workspace.questions import load_questions, save_questions

@@ -6,7 +6,7 @@ from dataclasses import asdict
 
 import click
 
-from fintrade_tui.cli import Ctx, emit_json, friendly, main, parse_day
+from fintrade_tui.cli.base import Ctx, emit_json, friendly, main, parse_day
 from fintrade_tui.cli.output import console, print_table, progress_bars
 
 

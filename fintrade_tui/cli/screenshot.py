@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from fintrade_tui.cli import Ctx, emit_json, friendly, main
+from fintrade_tui.cli.base import Ctx, emit_json, friendly, main
 from fintrade_tui.errors import UserError
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import click
 
-from fintrade_tui.cli import Ctx, friendly, main
+from fintrade_tui.cli.base import Ctx, friendly, main
 from fintrade_tui.cli.tui import prepare, tui
 from fintrade_tui.errors import UserError
 from fintrade_tui.ui.web_server import is_loopback, offline_template, server_class

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from fintrade_tui.cli import Ctx, emit_json, friendly, main, parse_day
+from fintrade_tui.cli.base import Ctx, emit_json, friendly, main, parse_day
 from fintrade_tui.cli.output import console, fmt, print_table, progress_bars
 from fintrade_tui.errors import UserError
 

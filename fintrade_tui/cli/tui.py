@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from fintrade_tui.cli import Ctx, friendly, main
+from fintrade_tui.cli.base import Ctx, friendly, main
 from fintrade_tui.errors import UserError
 
 

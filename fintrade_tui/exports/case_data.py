@@ -14,7 +14,7 @@ from typing import Any
 import duckdb
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.judging.failures import latest_audits
+from fintrade_tui.reports.failures import latest_audits
 from fintrade_tui.workspace.questions import load_questions, natural_key
 from fintrade_tui.workspace.run_records import RunStore
 from fintrade_tui.workspace.scores import ScoreStore
@@ -92,8 +92,8 @@ def load_case(
 
 def answer_checks(runs: list[dict[str, Any]], questions: dict[str, Any]) -> dict[str, Any]:
     """Each completed answer's match against its question's reference and, for a program
-    question, its traces (judging/answer_checks.py), as JSON-ready dicts."""
-    from fintrade_tui.judging.answer_checks import check_answer
+    question, its traces (scoring/answer_checks.py), as JSON-ready dicts."""
+    from fintrade_tui.scoring.answer_checks import check_answer
 
     out = {}
     for r in runs:

@@ -16,7 +16,7 @@ import duckdb
 from fintrade_tui.config import Config
 from fintrade_tui.exports.case_data import add_companies, load_case, resolve_runs
 from fintrade_tui.exports.html_report import case_sections, render, write_html
-from fintrade_tui.judging.failures import FILTER_LABELS
+from fintrade_tui.reports.failures import FILTER_LABELS
 
 
 def matrix_rows(table: dict[str, Any] | None) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from typing import Any
 import duckdb
 
 from fintrade_tui import redact
-from fintrade_tui.judging.failures import latest_audits
+from fintrade_tui.reports.failures import latest_audits
 from fintrade_tui.workspace.questions import load_questions
 from fintrade_tui.workspace.run_records import RunStore, dumps
 from fintrade_tui.workspace.scores import DIMENSIONS, ScoreStore

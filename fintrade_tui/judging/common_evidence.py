@@ -18,9 +18,9 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
+from fintrade_tui.audits.manipulation import neutralize
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
-from fintrade_tui.judging.manipulation import neutralize
 from fintrade_tui.runs.prompts import defang
 from fintrade_tui.workspace.evidence import EvidenceItem
 from fintrade_tui.workspace.questions import Question

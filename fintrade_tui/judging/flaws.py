@@ -3,7 +3,7 @@ FinTradeBench's terms — wrong_entity, wrong_period, unsupported_claims,
 inconsistent_conclusion, incomplete, truncated.
 
 Deterministic checks come first, each a pure function of (run record, question) that returns
-flags with a reason and the offending text: the company check (judging/company_check.py)
+flags with a reason and the offending text: the company check (audits/company.py)
 for the entity and multi-company coverage, the time-phrase parser (questions/timephrases.py)
 for dates and periods, the run's finish reason and the answer's last sentence for truncation.
 Then one LLM call (the judge's validated JSON call) for the two flags only a reader can see.
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 from pydantic import BaseModel, ConfigDict
 
-from fintrade_tui.judging.company_check import company_check, company_line
+from fintrade_tui.audits.company import company_check, company_line
 from fintrade_tui.questions.companies import ALIASES
 from fintrade_tui.workspace.questions import Question
 from fintrade_tui.workspace.screenings import LLM_FLAGS, Flag
@@ -180,7 +180,7 @@ def deterministic_flags(
 ) -> list[Flag]:
     """Every deterministic check on one run (the store's company names when `con` is given,
     the hand-kept alias table without)."""
-    from fintrade_tui.judging import manipulation as m
+    from fintrade_tui.audits import manipulation as m
 
     companies = _companies(run, q, con)
     items = (run.get("evidence") or {}).get("items") or []

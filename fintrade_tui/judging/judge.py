@@ -156,7 +156,7 @@ def _reference_budget(cfg: Config, judge: Model) -> int | None:
 
 def _values(j: JudgeInput, reference_tokens: int | None = None) -> dict[str, str]:
     q = j.question
-    from fintrade_tui.judging.audit import summary_line
+    from fintrade_tui.audits.numeric import summary_line
     from fintrade_tui.judging.conclusion import conclusion
 
     return {
@@ -178,9 +178,9 @@ def _values(j: JudgeInput, reference_tokens: int | None = None) -> dict[str, str
 
 
 def guarded(answer: str) -> str:
-    """The answer as the judge reads it: text addressed to the grader (judging/manipulation.py)
+    """The answer as the judge reads it: text addressed to the grader (audits/manipulation.py)
     replaced by a marker, and a line saying so, so the request itself never reaches the judge."""
-    from fintrade_tui.judging.manipulation import find, neutralize
+    from fintrade_tui.audits.manipulation import find, neutralize
 
     hits = find(answer)
     if not hits:
@@ -270,7 +270,7 @@ async def judge_run(cfg: Config, j: JudgeInput, judge: str | Model | None = None
     }
     if j.common is not None:
         detail["common_evidence"] = j.common.record()
-    from fintrade_tui.judging.manipulation import find
+    from fintrade_tui.audits.manipulation import find
 
     hits = find(j.run.get("answer"))
     if hits:  # kept beside the scores: what the judge was not shown, and why
@@ -300,7 +300,7 @@ async def judge_run(cfg: Config, j: JudgeInput, judge: str | Model | None = None
         if expected:
             detail["expected_scores"] = expected
     if j.question.reference_answer and "|" in j.question.reference_answer:
-        from fintrade_tui.judging.rms import rms_sweep
+        from fintrade_tui.scoring.rms import rms_sweep
 
         detail["rms"] = rms_sweep(
             j.run.get("answer") or "",

@@ -1,16 +1,19 @@
 """Re-scoring room: the deterministic checks applied again to stored or imported runs — the
-answer matcher (judging/answer_checks.py: the mode the question's benchmark scores by, or one
+answer matcher (scoring/answer_checks.py: the mode the question's benchmark scores by, or one
 asked for) and the numeric audit (judging/session.py `audit_answer`) — without calling any
 model. `judge --rescore` and the Results screen's `m` key run it; `--with-llm` then asks the
 LLM judge too (judging/session.py `judge_runs`, every selected run again).
 
 Every re-scored run gets one new score of kind `match` (annotator `matcher`), appended as a new
 version: the earlier versions stay in the history, reads take the latest. Its label is
-`correct` (verdict equal or in_range) or `incorrect` (not_equal, no_number); a question without
-a reference gets no label (verdict no_reference), so the run does not count in the matrix, but
-its audit is kept. The detail holds {mode, verdict, reason, figure, reference, answer_value,
-reference_value, audit} (tatqa adds em, f1, scale_ok); `audit` is the numeric audit as the LLM
-judge's record keeps it, which the failure filters and exports read (failures.latest_audits).
+`correct` (verdict equal), `refusal` (the answer declines: refused) or `incorrect` (not_equal,
+no_number, unfinished); a question without a reference (no_reference), with an open-ended
+reference (open: a claim-level line), a reference stating no figure (deferred) or an answer
+giving a range that holds the reference (in_range) gets no label,
+so the run does not count in the matrix, but its audit is kept. The detail holds {mode,
+verdict, reason, figure, reference, answer_value, reference_value, audit} (tatqa adds em, f1,
+scale_ok); `audit` is the numeric audit as the LLM judge's record keeps it, which the failure
+filters and exports read (failures.latest_audits).
 
 Fast and all-or-nothing: one read of the runs and one of the questions, one store connection
 and one company index for every audit, pure-python matching chunk by chunk, then one
@@ -30,8 +33,9 @@ import duckdb
 
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
-from fintrade_tui.judging.answer_checks import check_match, mode_for, reference_for
-from fintrade_tui.judging.answer_match import EQUAL, IN_RANGE, MODES, NO_REFERENCE
+from fintrade_tui.scoring.answer_checks import check_match, mode_for, reference_for
+from fintrade_tui.scoring.answer_match import MODES
+from fintrade_tui.scoring.verdict import EQUAL, NO_REFERENCE, REFUSED, UNDECIDED
 from fintrade_tui.workspace.questions import load_questions
 from fintrade_tui.workspace.run_records import COMPLETED, RunStore
 from fintrade_tui.workspace.scores import Score, ScoreStore, append_scores
@@ -40,7 +44,19 @@ if TYPE_CHECKING:
     from fintrade_tui.models.resolve import Model
 
 MATCH_KIND, MATCHER = "match", "matcher"  # the score kind and annotator re-scoring writes
-CORRECT = (EQUAL, IN_RANGE)  # verdicts labelled correct; no_reference gets no label
+CORRECT = (EQUAL,)  # verdicts labelled correct
+
+
+def label_of(verdict: str) -> str | None:
+    """A matcher verdict as a score label: correct, refusal, incorrect — or none where the
+    matcher defers (no reference, an open-ended reference, a reference with no figure)."""
+    if verdict in UNDECIDED:
+        return None
+    if verdict == REFUSED:
+        return "refusal"
+    return "correct" if verdict in CORRECT else "incorrect"
+
+
 CHUNK = 500  # runs matched between progress ticks, and rows per insert
 
 
@@ -69,7 +85,8 @@ class Outcome:
             "runs": len(self.rows),
             "scored": scored,
             "correct": correct,
-            "incorrect": scored - correct,
+            "incorrect": sum(r["label"] == "incorrect" for r in self.rows),
+            "refusal": sum(r["label"] == "refusal" for r in self.rows),
             "no_reference": verdicts.get(NO_REFERENCE, 0),
             "accuracy": round(correct / scored, 4) if scored else None,
             "verdicts": dict(sorted(verdicts.items())),
@@ -227,9 +244,7 @@ def match_score(
     except UserError as exc:  # e.g. a malformed TAT-QA annotation: said, not scored
         detail = {"mode": used, "verdict": NO_REFERENCE, "reason": str(exc).splitlines()[0]}
         return Score(run["id"], MATCH_KIND, MATCHER, detail=detail | {"audit": report})
-    label = (
-        None if m.verdict == NO_REFERENCE else "correct" if m.verdict in CORRECT else "incorrect"
-    )
+    label = label_of(m.verdict)
     detail: dict[str, Any] = {
         "mode": m.mode,
         "verdict": m.verdict,

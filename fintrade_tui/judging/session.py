@@ -33,7 +33,7 @@ from fintrade_tui.workspace.scores import (
 def audit_run(cfg: Config, run: dict[str, Any], q: Any) -> dict[str, Any] | None:
     """The deterministic numeric audit of one answer: against the store at the question's
     as_of, and against the evidence the question (or an imported run) supplies and its
-    reference answer (judging/text_audit.py); one merged result naming what it compared with."""
+    reference answer (audits/evidence.py); one merged result naming what it compared with."""
     if not run.get("answer"):
         return None
     if q.as_of or cfg.store.exists():  # an as_of question needs the store; else it may help
@@ -52,9 +52,9 @@ def audit_answer(
     """`audit_run` on an open store connection (None: without the store, against the supplied
     evidence and reference only). `index`: the store's CompanyIndex, built once by a caller
     auditing many answers (re-scoring) instead of once per answer."""
-    from fintrade_tui.judging.audit import audit
-    from fintrade_tui.judging.company_check import company_check
-    from fintrade_tui.judging.text_audit import audit_text, merge_audits
+    from fintrade_tui.audits.company import company_check
+    from fintrade_tui.audits.evidence import audit_text, merge_audits
+    from fintrade_tui.audits.numeric import audit
 
     answer = run.get("answer")
     if not answer:

@@ -1,4 +1,4 @@
-"""Arena room: each pane's deterministic answer checks (judging/answer_checks.py) — the match
+"""Arena room: each pane's deterministic answer checks (scoring/answer_checks.py) — the match
 against the question's reference under its benchmark's mode, and a FinQA-style program's trace.
 
 They are computed in a thread worker when a pane's answer ends or a stored run is replayed
@@ -26,7 +26,7 @@ class ArenaChecks:
         cfg, app = self.cfg, self.app  # type: ignore[attr-defined]
 
         def work() -> None:
-            from fintrade_tui.judging.answer_checks import check_answer
+            from fintrade_tui.scoring.answer_checks import check_answer
 
             try:
                 checks: Any = check_answer(q, answer, cfg)

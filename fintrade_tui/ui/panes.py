@@ -103,7 +103,7 @@ class AnswerPane(Vertical, can_focus=True):
         self.flags: list[dict[str, Any]] | None = None  # the run's latest fatal-flaw screening
         self.fault: faults.Fault | None = None  # why the run failed (shown above the status)
         self.retry_key: str | None = None  # the key that retries it (the screen sets it)
-        self.checks: Any = None  # the answer checks (judging/answer_checks.py), or their error
+        self.checks: Any = None  # the answer checks (scoring/answer_checks.py), or their error
 
     def compose(self) -> ComposeResult:
         yield Static(classes="pane-title")

@@ -115,7 +115,7 @@ def accuracy_note(table: dict[str, Any], kind: str, judges: list[dict[str, Any]]
 
 def case_text(case: dict[str, Any]) -> Text:
     """A failure case's detail pane: the question, the runs, why it is listed, its figures."""
-    from fintrade_tui.judging.failures import FILTER_LABELS
+    from fintrade_tui.reports.failures import FILTER_LABELS
 
     text = Text()
     text.append(f"{case['question_id']} ", style="bold")

@@ -15,7 +15,7 @@ import duckdb
 from fintrade_tui.workspace.locked import LockedTable, insert_rows
 
 LLM_FLAGS = ("unsupported_claims", "inconsistent_conclusion")
-# the paper's order, then text that addresses the grader (judging/manipulation.py)
+# the paper's order, then text that addresses the grader (audits/manipulation.py)
 FLAGS = (
     "wrong_entity", "wrong_period", *LLM_FLAGS, "incomplete", "truncated", "judge_manipulation",
 )  # fmt: skip

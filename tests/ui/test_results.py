@@ -18,8 +18,8 @@ from textual.widgets import Checkbox, DataTable, Markdown, Select, Static
 from textual.worker import WorkerFailed
 
 from fintrade_tui.config import Config
-from fintrade_tui.judging.failures import FILTERS
 from fintrade_tui.judging.session import agreement_pairs, score_rows
+from fintrade_tui.reports.failures import FILTERS
 from fintrade_tui.stats.agreement import agreement_table
 from fintrade_tui.stats.tables import COLUMNS, accuracy_table, fmt_cell, shown_conditions
 from fintrade_tui.ui.app import FinTradeApp

@@ -1,4 +1,4 @@
-"""Answer checks (judging/answer_checks.py) on the published FinQA and TAT-QA samples: each
+"""Answer checks (scoring/answer_checks.py) on the published FinQA and TAT-QA samples: each
 benchmark's mode and reference; FinQA's published `exe_ans` written as an answer is equal under
 FinQA's rule for every item, a figure 10 % off is not; the table's stated scale applies to a
 difference of its figures, not to a ratio; the JSON of a traced answer."""
@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from fintrade_tui.judging.answer_checks import check_answer, mode_for, reference_for, scale_hint
 from fintrade_tui.questions.importers import read_questions
+from fintrade_tui.scoring.answer_checks import check_answer, mode_for, reference_for, scale_hint
 from fintrade_tui.workspace.questions import Question
 
 EXTERNAL = Path(__file__).parents[1] / "data" / "external"

@@ -19,9 +19,9 @@ import yaml
 
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
-from fintrade_tui.judging.answer_match import EQUAL, MODES, finqa_reads, match
-from fintrade_tui.judging.finance_numbers import figures
-from fintrade_tui.judging.tatqa_score import _gold
+from fintrade_tui.scoring.answer_match import EQUAL, MODES, finqa_reads, match
+from fintrade_tui.scoring.figures import figures
+from fintrade_tui.scoring.tatqa import _gold
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 EXTERNAL = DATA / "external"
@@ -219,7 +219,7 @@ def test_ranges_keep_both_ends_and_context_scales_apply_to_bare_figures_only() -
 
 
 def test_the_numeric_audit_reads_its_figures_with_the_parser() -> None:
-    from fintrade_tui.judging.audit import _figure
+    from fintrade_tui.audits.numeric import _figure
 
     text = "ROE (35.6%), P/E 38.2x, +5%, cash $1.2bn, NIM up 25 bps, drawdown: (12.4%), in 2024"
     got = [_figure(f, 100) for f in figures(text, ranges=False)]

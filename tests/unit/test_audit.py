@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from fintrade_tui.judging.audit import _indicators, audit, summary_line
+from fintrade_tui.audits.numeric import _indicators, audit, summary_line
 from fintrade_tui.store.queries import snapshot
 from fintrade_tui.workspace.questions import Question
 from tests.conftest import needs_bundle

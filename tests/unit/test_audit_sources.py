@@ -4,8 +4,8 @@ beside the store, in one result that names what each figure was compared with.""
 
 from __future__ import annotations
 
+from fintrade_tui.audits.numeric import summary_line
 from fintrade_tui.config import Config
-from fintrade_tui.judging.audit import summary_line
 from fintrade_tui.judging.session import audit_run, supplied_texts
 from fintrade_tui.ui.arena_model import audit_rows
 from fintrade_tui.workspace.questions import Question

@@ -3,8 +3,8 @@ audit summary the judge reads says so; comparisons that name the asked company a
 
 from __future__ import annotations
 
-from fintrade_tui.judging.audit import summary_line
-from fintrade_tui.judging.company_check import company_check
+from fintrade_tui.audits.company import company_check
+from fintrade_tui.audits.numeric import summary_line
 
 
 def test_an_answer_about_another_company_is_flagged() -> None:

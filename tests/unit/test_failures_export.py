@@ -15,7 +15,7 @@ import pytest
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
 from fintrade_tui.exports.case_study import write_case_study
-from fintrade_tui.judging.failures import FILTERS, failure_cases
+from fintrade_tui.reports.failures import FILTERS, failure_cases
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.questions import FULL, PARTIAL, RESOLVED, Question, save_questions
 from fintrade_tui.workspace.run_records import RunStore

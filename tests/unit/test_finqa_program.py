@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.judging import finqa_program as fp
-from fintrade_tui.judging.finqa_program import ProgramError
+from fintrade_tui.scoring.finqa import program as fp
+from fintrade_tui.scoring.finqa.program import ProgramError
 
 ROOT = Path(__file__).resolve().parents[2]
 FINQA_EVAL = ROOT / "tests" / "data" / "external" / "finqa_eval"

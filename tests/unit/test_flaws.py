@@ -18,8 +18,8 @@ from fintrade_tui.cli import main
 from fintrade_tui.config import ModelConfig, load_config
 from fintrade_tui.errors import UserError
 from fintrade_tui.judging import flaws
-from fintrade_tui.judging.failures import FILTERS, failure_cases
 from fintrade_tui.judging.flaws import deterministic_flags, llm_flags
+from fintrade_tui.reports.failures import FILTERS, failure_cases
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.questions import RESOLVED, Question, save_questions
 from fintrade_tui.workspace.run_records import COMPLETED, RunStore

@@ -292,7 +292,7 @@ def test_no_key_reaches_db_exports_case_studies_or_output(
     from fintrade_tui.config import load_config
     from fintrade_tui.exports.case_study import write_case_study
     from fintrade_tui.exports.runs_table import write_view
-    from fintrade_tui.judging.failures import failure_cases
+    from fintrade_tui.reports.failures import failure_cases
     from fintrade_tui.workspace.connection import open_workspace
 
     cfg = load_config(cfg_path)

@@ -18,8 +18,8 @@ from fintrade_tui.cli import main
 from fintrade_tui.config import Config, load_config
 from fintrade_tui.errors import UserError
 from fintrade_tui.judging import rescore as rs
-from fintrade_tui.judging.answer_match import match
-from fintrade_tui.judging.failures import latest_audits
+from fintrade_tui.reports.failures import latest_audits
+from fintrade_tui.scoring.answer_match import match
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.questions import Question, save_questions
 from fintrade_tui.workspace.run_records import RunStore
@@ -240,14 +240,16 @@ def test_bad_input_is_one_line(cfg_path: Path, cfg: Config, args: list[str], lin
 
 def test_json_fields(cfg_path: Path) -> None:
     got = rescore_json(cfg_path)
-    assert set(got) == {"runs", "scored", "correct", "incorrect", "no_reference", "accuracy",
-                        "verdicts", "modes", "audited", "contradicted", "store", "seconds",
-                        "mode", "llm", "results"}  # fmt: skip
+    assert set(got) == {"runs", "scored", "correct", "incorrect", "refusal", "no_reference",
+                        "accuracy", "verdicts", "modes", "audited", "contradicted", "store",
+                        "seconds", "mode", "llm", "results"}  # fmt: skip
     labels = [r["label"] for r in got["results"]]
     assert got["runs"] == len(SELECTED) == len(labels)
     assert got["correct"] == labels.count("correct")
     assert got["incorrect"] == labels.count("incorrect")
-    assert got["scored"] == got["correct"] + got["incorrect"] == len(SELECTED) - 1
+    assert got["refusal"] == labels.count("refusal")
+    total = got["correct"] + got["incorrect"] + got["refusal"]
+    assert got["scored"] == total == len(SELECTED) - 1
     assert got["no_reference"] == labels.count(None) == 1
     assert got["accuracy"] == round(got["correct"] / got["scored"], 4)
     assert got["modes"] == {"finqa": 2, "tatqa": 1, "tolerance": 4}

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from fintrade_tui.judging.rms import (
+from fintrade_tui.scoring.rms import (
     DEFAULT_THETAS,
     parse_markdown_table,
     parse_number,

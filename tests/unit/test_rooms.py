@@ -28,9 +28,15 @@ ALLOWED: dict[str, set[str]] = {
     "retrieval": {"signals", "fundamentals", "store", "workspace", "questions"},
     "ingest": {"signals", "fundamentals", "store", "workspace", "questions", "retrieval"},
     "runs": {"signals", "fundamentals", "store", "workspace", "questions", "retrieval", "models"},
+    "scoring": set(),
+    "audits": {"signals", "fundamentals", "store", "workspace", "questions", "scoring"},
     "judging": {
         *("signals", "fundamentals", "store", "workspace", "questions", "retrieval", "models"),
-        *("runs", "stats"),
+        *("runs", "stats", "scoring", "audits"),
+    },
+    "reports": {
+        *("signals", "fundamentals", "store", "workspace", "questions", "retrieval", "models"),
+        *("runs", "stats", "scoring", "audits", "judging"),
     },
     "application": {
         *("signals", "fundamentals", "store", "workspace", "questions", "retrieval", "models"),
@@ -38,7 +44,7 @@ ALLOWED: dict[str, set[str]] = {
     },
     "exports": {
         *("signals", "fundamentals", "store", "workspace", "questions", "retrieval", "models"),
-        *("runs", "stats", "judging", "ingest"),
+        *("runs", "stats", "scoring", "audits", "judging", "reports", "ingest"),
     },
 }
 UI_ONLY = {"textual", "pytest_textual_snapshot"}
@@ -151,3 +157,86 @@ def test_a_forbidden_import_is_named(tmp_path: Path, rel: str, source: str, name
 def test_an_allowed_import_is_not_named(tmp_path: Path) -> None:
     source = "from fintrade_tui.workspace.run_records import RunStore\nimport textual\n"
     assert violations(_plant(tmp_path, "fintrade_tui/ui/planted.py", source)) == []
+
+
+# --- import cycles between modules ---------------------------------------------------------------
+def _module_of(path: Path, root: Path) -> str:
+    """`fintrade_tui.store.db` for fintrade_tui/store/db.py; a package is its __init__."""
+    rel = path.relative_to(root).with_suffix("")
+    parts = ["fintrade_tui", "screens", *rel.parts[1:]] if rel.parts[0] == "screens" else rel.parts
+    parts = list(parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """Module -> the project modules it imports (lazy ones included); `from pkg import name`
+    counts as importing `pkg.name` when that is a module."""
+    files = [*(root / "fintrade_tui").rglob("*.py"), *(root / "screens").glob("*.py")]
+    mods = {_module_of(p, root): p for p in files}
+    graph: dict[str, set[str]] = {m: set() for m in mods}
+    for mod, path in mods.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                names = [f"{node.module}.{a.name}" for a in node.names]
+                names = [n if n in mods else node.module for n in names]
+            graph[mod] |= {n for n in names if n in mods and n != mod}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every group of modules that import each other round (Tarjan's strongly connected
+    components of more than one module), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_module_imports_itself_round_a_cycle() -> None:
+    assert cycles(import_graph(ROOT)) == []
+
+
+def test_a_planted_cycle_is_found(tmp_path: Path) -> None:
+    _plant(
+        tmp_path,
+        "fintrade_tui/scoring/planted_a.py",
+        "def f():\n    from fintrade_tui.scoring import planted_b\n",
+    )
+    _plant(
+        tmp_path,
+        "fintrade_tui/scoring/planted_b.py",
+        "from fintrade_tui.scoring.planted_a import f\n",
+    )
+    assert ["fintrade_tui.scoring.planted_a", "fintrade_tui.scoring.planted_b"] in cycles(
+        import_graph(tmp_path)
+    )

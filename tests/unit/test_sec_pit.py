@@ -188,7 +188,7 @@ def test_random_snapshots_never_use_a_sec_row_filed_after_their_date(con) -> Non
 
 
 def test_the_oracle_and_the_audit_say_when_a_value_was_contested(con) -> None:
-    from fintrade_tui.judging.audit import audit
+    from fintrade_tui.audits.numeric import audit
     from fintrade_tui.workspace.questions import Question
 
     nov1 = date(2024, 11, 1)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from fintrade_tui.judging.audit import summary_line
-from fintrade_tui.judging.text_audit import audit_text, extract_figures, merge_audits
+from fintrade_tui.audits.evidence import audit_text, claim_unit, extract_figures, merge_audits
+from fintrade_tui.audits.numeric import summary_line
 
 TABLE = "Gross margin (in millions)\n              2024      2023\nGross margin  1,577     1,420\n"
 
@@ -128,7 +128,7 @@ def test_a_year_with_a_unit_or_separator_is_a_figure() -> None:
 
 def test_units_scales_and_decimals() -> None:
     got = {
-        f.text: (f.value, f.kind, f.unit, f.scale, f.decimals)
+        f.text: (f.value, f.kind, claim_unit(f), f.scale_label, f.decimals)
         for f in extract_figures(
             "$1,577 million; 1.58 billion; $3.2bn; 45 thousand; 30.8%; 0.25; 25 bps; 12.5x; "
             "1,234,567 shares; €300 million"
@@ -142,7 +142,7 @@ def test_units_scales_and_decimals() -> None:
         "30.8%": (0.308, "percent", "%", None, 1),
         "0.25": (0.25, "plain", "", None, 2),
         "25 bps": (0.0025, "percent", "bp", None, 0),
-        "12.5x": (12.5, "plain", "x", None, 1),
+        "12.5x": (12.5, "multiple", "x", None, 1),
         "1,234,567": (1234567.0, "count", "shares", None, 0),
         "€300 million": (3e8, "currency", "€", "million", 0),
     }
@@ -156,7 +156,7 @@ def test_a_range_shares_its_unit() -> None:
 # --- evidence tables ------------------------------------------------------------------------------
 def test_a_negative_in_parentheses_in_a_table() -> None:
     (f,) = extract_figures("(in thousands)\nNet loss   (1,234)", evidence=True)
-    assert (f.text, f.value, f.raw, f.scale) == ("(1,234)", -1.234e6, -1234.0, "in thousands")
+    assert (f.text, f.value, f.raw, f.scale_label) == ("(1,234)", -1.234e6, -1234.0, "in thousands")
     (c,) = audit_text("A net loss of $1.2 million.", ["(in thousands)\nNet loss (1,234)"], None)[
         "claims"
     ]

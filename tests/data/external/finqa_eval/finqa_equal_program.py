@@ -6,7 +6,7 @@
 # program accuracy: symbolic equality with sympy) and program_tokenization; the script's one
 # import they use (from sympy import simplify) is kept. finqa_evaluate.py beside this file holds
 # the execution part. Used by tests/unit/test_finqa_program.py as the independent expectation
-# for fintrade_tui.judging.finqa_program.equivalent.
+# for fintrade_tui.scoring.finqa.program.equivalent.
 from sympy import simplify
 
 

@@ -18,8 +18,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fintrade_tui.judging.finqa_program_dsl import Step, str_to_num
-from fintrade_tui.judging.finqa_program_trace import constant_name, holds
+from fintrade_tui.scoring.figures import figures
+from fintrade_tui.scoring.finqa.dsl import Step, str_to_num
+from fintrade_tui.scoring.finqa.trace import constant_name, holds
 
 _TOKEN = re.compile(
     r"""(?P<num>\\?\$?\s?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)(?:\s?%)?
@@ -32,12 +33,11 @@ _OPS = {"+": "add", "-": "subtract", "*": "multiply", "/": "divide", "^": "exp"}
 _SAME_OP = {"**": "^", "\\times": "*", "\\cdot": "*", "\\div": "/", "×": "*", "÷": "/"}
 _SAME_OP |= {"−": "-", "–": "-", "·": "*", "x": "*"}
 _SCALES = frozenset([1.0, -1.0, 100.0, 1000.0, 1e6, 1e9])
-_FIGURE = re.compile(r"(-?)\\?\$?\s?([\d,]*\.?\d+)\s?(%)?")
 
 
 @dataclass(frozen=True)
-class Figure:
-    """A figure in a written expression: FinQA literal text, value, decimals as written."""
+class Literal:
+    """A figure in a written expression as FinQA writes a literal: text, value, decimals."""
 
     text: str  # as FinQA reads it: "5,829", "10.3%", "-2"
     value: float
@@ -52,7 +52,7 @@ class Node:
     op: str = ""  # add | subtract | multiply | divide | exp | neg | "" (a figure)
     left: Node | None = None
     right: Node | None = None
-    figure: Figure | None = None
+    figure: Literal | None = None
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ class Written:
     """One calculation in the answer: its expression and the result it states (if any)."""
 
     expr: Node
-    stated: Figure | None
+    stated: Literal | None
 
 
 def read_calculations(text: str) -> list[Written]:
@@ -113,17 +113,20 @@ def _split(run: list[tuple[str, str]], kind: str) -> list[list[tuple[str, str]]]
     return parts
 
 
-def _figure(token: str) -> Figure | None:
-    m = _FIGURE.search(token)
-    if not m:
+def _figure(token: str) -> Literal | None:
+    """The token's figure (read by the one figures reader) as a FinQA literal: its digits,
+    sign and "%", the scale word dropped (FinQA's figures are in the table's units)."""
+    found = figures(token.replace("\\$", "$"))
+    if not found:
         return None
-    digits = m.group(2)
-    text = m.group(1) + digits + ("%" if m.group(3) else "")
+    fig = found[0]
+    digits = re.search(r"\d[\d,]*(?:\.\d+)?|\.\d+", fig.text)
+    if digits is None:
+        return None
+    percent = fig.unit == "%"
+    text = ("-" if fig.number < 0 else "") + digits.group(0) + ("%" if percent else "")
     value = str_to_num(text)
-    if value is None:
-        return None
-    decimals = len(digits.split(".")[1]) if "." in digits else 0
-    return Figure(text, value, decimals, bool(m.group(3)))
+    return None if value is None else Literal(text, value, fig.decimals, percent)
 
 
 class _Parser:
@@ -191,11 +194,11 @@ def build_steps(
     calcs: list[Written],
     table: Sequence[Sequence[str]] = (),
     passages: Sequence[str] = (),
-) -> tuple[list[Step], dict[int, Figure]]:
+) -> tuple[list[Step], dict[int, Literal]]:
     """The calculations as one FinQA program, and the stated result of each calculation's step."""
     steps: list[Step] = []
     values: list[float | None] = []
-    stated: dict[int, Figure] = {}
+    stated: dict[int, Literal] = {}
     rows = [[str(c) for c in r] for r in table]
     texts = [str(p) for p in passages]
 
@@ -239,10 +242,10 @@ def _push(
 
 
 def _leaf(
-    fig: Figure,
+    fig: Literal,
     steps: list[Step],
     values: list[float | None],
-    stated: dict[int, Figure],
+    stated: dict[int, Literal],
     rows: list[list[str]],
     texts: list[str],
 ) -> tuple[str, float]:
@@ -261,7 +264,7 @@ def _leaf(
     return (const or fig.text), fig.value
 
 
-def agrees(value: float | None, fig: Figure) -> bool:
+def agrees(value: float | None, fig: Literal) -> bool:
     """Is `value` the figure as written, rounded or cut to its last digit? A percentage is
     compared as written ("10.3%": 0.1034 and 10.34 both agree)."""
     if value is None:

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fintrade_tui.judging.finance_numbers import fmt
-from fintrade_tui.judging.finqa_program_dsl import (
+from fintrade_tui.scoring.figures import fmt
+from fintrade_tui.scoring.finqa.dsl import (
     CONSTANTS,
     TABLE_OPS,
     Step,

@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.judging.answer_match import EQUAL, NO_NUMBER, NOT_EQUAL, Match, pick
-from fintrade_tui.judging.finance_numbers import Figure, figures, fmt, scale_of
+from fintrade_tui.scoring.figures import Figure, figures, fmt, scale_of
+from fintrade_tui.scoring.verdict import EQUAL, NO_NUMBER, NOT_EQUAL, Match, pick
 
 _SCALE = {"": 1, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000, "percent": 0.01}
 _STRIP = str.maketrans("", "", "'\"\\$€£¥%(),[]")  # what TAT-QA ignores inside a number

@@ -3,8 +3,9 @@
 Deterministic, no LLM. Each figure (value, percentage, multiple, price) is tied to the nearest
 indicator named in its sentence and to the nearest company, then compared with the point-in-time
 snapshot: SUPPORTED, CONTRADICTED or NOT_FOUND, with the store value's provenance and one line why.
-Years, dates, fiscal labels, citations, list numbers, window lengths ("20-day", "RSI(14)") and
-accession numbers are not claims and are skipped.
+The figures are read by the one figures reader (scoring/figures.py), which leaves out what is
+not a figure (years, dates, numbering, step numbers, citations, windows); an indicator's own
+parameter ("RSI(14)") is part of its name.
 """
 
 from __future__ import annotations
@@ -16,14 +17,13 @@ from typing import Any
 
 import duckdb
 
+from fintrade_tui.audits.verdicts import CONTRADICTED, NOT_FOUND, SUPPORTED
 from fintrade_tui.errors import UserError
-from fintrade_tui.judging.finance_numbers import Figure, figures
 from fintrade_tui.questions.companies import CompanyIndex, Mention
 from fintrade_tui.questions.indicators import KIND, LABEL, SYNONYMS
+from fintrade_tui.scoring.figures import Figure, figures
 from fintrade_tui.store.queries import snapshot
 from fintrade_tui.workspace.questions import Question
-
-SUPPORTED, CONTRADICTED, NOT_FOUND = "SUPPORTED", "CONTRADICTED", "NOT_FOUND"
 
 
 @dataclass
@@ -104,27 +104,7 @@ def _indicators(text: str) -> list[_Ind]:
     return out
 
 
-# --- spans that are not claims ----------------------------------------------------------------
-_MONTH = (
-    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
-    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
-)
-_SKIP = [
-    r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b",  # dates
-    rf"\b{_MONTH}\s+(?:\d{{4}}|\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?)\b",  # Sep 30, 2025
-    rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH}(?:,?\s+\d{{4}})?",  # 30 September 2025
-    r"\b(?:Q[1-4]|H[12]|[1-4]Q)(?:\s*FY\s*'?\d{2,4}|\s*'\d{2}|\d{2})?\b",  # fiscal labels
-    r"\bFY\s*'?\d{2,4}\b|\bfiscal(?:\s+year)?\s+\d{4}\b",
-    r"\[[^\]\n]{0,40}\d[^\]\n]{0,40}\]",  # citation labels [E1], [2, 3]
-    r"(?:^|(?<=\n))[ \t]*(?:\d{1,2}[.)]|\(\d{1,2}\))(?=\s)",  # list numbering
-    r"\b\d+(?:\.\d+)?[-\s](?:trading[-\s])?(?:day|week|month|year|quarter|session)s?\b",
-    r"\b\d{10}-\d{2}-\d{6}\b|\bCIK\s*\d+",  # accession numbers, CIKs
-    r"\b\d{1,2}-[KQF]\b|\b\d+[dD]\b",  # form types (10-K, 8-K), "5D"
-    r"(?:S&P|\bNASDAQ|\bNasdaq|\bRussell|\bDow(?: Jones)?)[\s-]?\d+\b",
-    r"\b\d{1,2}:\d{2}\b",  # times
-    r"\(\s*\d+(?:\s*,\s*\d+)+\s*\)",  # parameter lists (12, 26, 9)
-]
-_NOT_CLAIMS = re.compile("|".join(_SKIP))
+# --- reading the figures -------------------------------------------------------------------
 _UNIT_CODES = {"%": "%", "pp": "%", "bp": "bp", "x": "x"}  # finance_numbers units -> ours
 _SCALE_CODES = {"thousand": "K", "million": "M", "billion": "B", "trillion": "T"}
 _SCALE = {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
@@ -340,16 +320,16 @@ def audit(
     """
     index = index or CompanyIndex(con)
     inds = _indicators(answer)
-    skip = [m.span() for m in _NOT_CLAIMS.finditer(answer)] + [(i.start, i.end) for i in inds]
-    masked = _mask(answer, skip)
+    masked = _mask(answer, [(i.start, i.end) for i in inds])  # "RSI(14)" names, no figure
     snaps: dict[str, dict[str, Any] | str] = {}
+    read = figures(masked, ranges=False)  # once, whole: "1." opening a line is numbering
     claims: list[Claim] = []
     for s0, s1 in _sentences(answer):
         mentions = _all_mentions(index, answer[s0:s1])
         cos = [(s0 + c.span[0], s0 + c.span[1], c.ticker) for c in mentions]
         no_cos = _mask(answer, [(c0, c1) for c0, c1, _ in cos])
-        found = figures(masked[s0:s1], ranges=False)  # a range states two figures here
-        figs = [f for f in (_figure(x, s0) for x in found) if f]
+        found = [f for f in read if s0 <= f.span[0] < s1]  # a range states two figures here
+        figs = [f for f in (_figure(x, 0) for x in found) if f]
         nums = [f[0] for f in figs]
         for (a, b), raw, sign, unit, value in figs:
             ctx = answer[max(s0, a - 70) : min(s1, b + 70)].strip()  # the fragment
@@ -401,7 +381,7 @@ def audit(
 
 def summary_line(result: dict[str, Any]) -> str:
     """One line: "3 figures: 2 supported, 1 contradicted (ROE 0.90 vs 0.356 in the store)"."""
-    from fintrade_tui.judging.company_check import company_line
+    from fintrade_tui.audits.company import company_line
 
     claims, s = result["claims"], result["summary"]
     tail = [company_line(result.get("companies"))]

@@ -23,11 +23,11 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.judging.finance_numbers import (
+from fintrade_tui.scoring.answer_kinds import stated_yes_no, yes_no
+from fintrade_tui.scoring.figures import (
     PLAIN,
     Figure,
     figures,
@@ -35,28 +35,20 @@ from fintrade_tui.judging.finance_numbers import (
     scale_of,
     with_scale,
 )
+from fintrade_tui.scoring.readings import as_a_person, close, in_units
+from fintrade_tui.scoring.tatqa import tatqa_match
+from fintrade_tui.scoring.verdict import (
+    EQUAL,
+    IN_RANGE,
+    NO_NUMBER,
+    NO_REFERENCE,
+    NOT_EQUAL,
+    Match,
+    pick,
+)
 
-EQUAL, NOT_EQUAL, IN_RANGE = "equal", "not_equal", "in_range"
-NO_NUMBER, NO_REFERENCE = "no_number", "no_reference"
 MODES = ("finqa", "tatqa", "tolerance")
 GIVEN = (-1, -1)  # the span of a reference given as a number, in no text
-
-
-@dataclass(frozen=True)
-class Match:
-    """A verdict and the one line that explains it; the figures are there to be marked."""
-
-    verdict: str  # equal | not_equal | in_range | no_number | no_reference
-    reason: str
-    mode: str
-    answer_value: float | str | None  # base units (0.125 for "12.5%"), "yes"/"no", or None
-    reference_value: float | str | None
-    answer_figure: Figure | None = None  # where the answer states it
-    reference_figure: Figure | None = None
-    em: float | None = None  # tatqa: exact match (0 or 1)
-    f1: float | None = None  # tatqa: F1 (= em for arithmetic and count answers)
-    scale_ok: bool | None = None  # tatqa: the prediction's scale is the reference's
-    tatqa_prediction: tuple[list[str], str] | None = None  # tatqa: what was scored
 
 
 def match(
@@ -67,6 +59,7 @@ def match(
     scale_hint: str | None = None,
     answer_scale: str | None = None,
     cfg: Any = None,
+    question: str | None = None,
 ) -> Match:
     """Compare `answer` with `reference` under `mode`.
 
@@ -74,13 +67,15 @@ def match(
     annotation {"answer", "answer_type", "scale"}. `scale_hint`: the question's or table's units
     ("in millions"), applied to figures that state none. `answer_scale`: the answer's own scale
     (for `tatqa`, a prediction's scale: the answer is then taken in TAT-QA's prediction format,
-    unconverted). `cfg`: a Config, for the tolerance mode's `judging.match`.
+    unconverted). `cfg`: a Config, for the tolerance mode's `judging.match`. `question`: the
+    question's text — the figure held against the reference is then the one about the period
+    it asks, and the tolerance mode also reads the answer as a person would (a percentage
+    where the question asks one, a scale the reference leaves unstated, the answer's own
+    precision).
     """
     if mode not in MODES:
         raise UserError("answer match", f"unknown mode '{mode}'", f"use one of {', '.join(MODES)}")
     if mode == "tatqa":
-        from fintrade_tui.judging.tatqa_score import tatqa_match  # it imports this room
-
         return tatqa_match(answer, reference, scale_hint=scale_hint, answer_scale=answer_scale)
     if isinstance(reference, Mapping):  # a TAT-QA annotation scored by value
         scale_hint = reference.get("scale") or scale_hint
@@ -95,18 +90,23 @@ def match(
     # writes "%" when it means one: "0.2212" for 22.12 percent is the fraction)
     hint = answer_scale or (None if scale_hint and _is_percent(scale_hint) else scale_hint)
     if isinstance(ref, str):
-        return _words(text, ref, mode)
+        return _words(text, ref, mode, str(reference), scale_hint, cfg)
     if ref is None:
         return Match(NO_REFERENCE, f"reference {_quote(reference)} has no figure", mode, None, None)
-    found = [f for f in figures(text, hint) if ref.is_year or not f.is_year]
+    yearly = ref.is_year or (ref.value == int(ref.value) and 1900 <= ref.value <= 2100)
+    found = [f for f in figures(text, hint) if yearly or not f.is_year]
     if not found:
         why = f"no figure in the answer (reference {ref.describe()})"
         return Match(NO_NUMBER, why, mode, None, ref.value, reference_figure=ref)
-    fig = pick(text, found, ref)
+    fig = pick(text, found, ref, question)
     if mode == "finqa":
         verdict, core = _finqa(fig, ref)
     else:
-        verdict, core = _tolerance(fig, ref, _tolerances(cfg))
+        verdict, core = _tolerance(fig, ref, tolerances(cfg))
+        read = None
+        if verdict == NOT_EQUAL and question is not None:  # as a person reads it (readings.py)
+            read = as_a_person(fig, ref, question, text, found, tolerances(cfg))
+        verdict, core = (EQUAL, read) if read else (verdict, core)
     notes = _notes(verdict, text, fig, ref, found, mode, cfg)
     reason = f"answer {fig.describe()}, reference {ref.describe()}: {core}" + notes
     return Match(verdict, reason, mode, fig.value, ref.value, fig, ref)
@@ -125,7 +125,7 @@ def reference_figure(reference: Any, scale_hint: str | None = None) -> Figure | 
         hint = scale_of(scale_hint)
         return with_scale(fig, hint) if hint else fig
     text = str(reference).strip()
-    if word := _yes_no(text):
+    if word := yes_no(text):
         return word
     found = figures(text, scale_hint)
     years = [f for f in found if not f.is_year]
@@ -141,32 +141,35 @@ def _decimals(text: str) -> int:
     return len(text.split(".")[1]) if "." in text else 0
 
 
-# --- picking the answer's figure --------------------------------------------------------------
-_MARKER = re.compile(r"\b(?:final\s+answer|answer\s*(?:is|:)|therefore)\b", re.I)
-
-
-def pick(text: str, found: list[Figure], ref: Figure) -> Figure:
-    """The figure the answer gives as its answer (see the module docstring)."""
-    marks = [m.end() for m in _MARKER.finditer(text)]
-    after = [f for f in found if marks and f.span[0] >= marks[-1]]
-    pool = after or found
-    same = [f for f in pool if f.kind == ref.kind] if ref.kind != PLAIN else []
-    return (same or pool)[-1]
-
-
-def _yes_no(text: str) -> str | None:
-    m = re.match(r"^\W*(?:short\s+answer\W*|final\s+answer\W*|answer\W*)?(yes|no)\b", text, re.I)
-    return m.group(1).lower() if m else None
-
-
-def _words(text: str, ref: str, mode: str) -> Match:
-    said = _yes_no(text)
+def _words(text: str, ref: str, mode: str, reference: str, hint: str | None, cfg: Any) -> Match:
+    """Yes/no: the answer's own yes or no (opening it, or in its conclusion), then the figure
+    that backs the reference's ("Yes, revenue grew 12%"): a yes resting on a figure the answer
+    gets wrong is not equal."""
+    said = stated_yes_no(text)
     if said is None:
         return Match(NO_NUMBER, f"the answer says neither yes nor no (reference {ref})", mode,
                      None, ref)  # fmt: skip
-    verdict = EQUAL if said == ref else NOT_EQUAL
-    word = "equal" if verdict == EQUAL else "not equal"
-    return Match(verdict, f"answer says {said}, reference {ref}: {word}", mode, said, ref)
+    if said != ref:
+        return Match(NOT_EQUAL, f"answer says {said}, reference {ref}: not equal", mode, said, ref)
+    backing = [f for f in figures(reference, hint) if not f.is_year]
+    stated = [f for f in figures(text, hint) if not f.is_year]
+    tol = tolerances(cfg)
+    for r in backing:
+        same = [f for f in stated if f.kind == r.kind and _comparable(f.value, r.value)]
+        if same and not any(close(f.value, r.value, tol) for f in same):
+            why = f"answer says {said}, reference {ref}, but the figure backing it is {r.text} "
+            why += f"and the answer states {same[-1].text}: not equal"
+            return Match(NOT_EQUAL, why, mode, said, ref, same[-1], r)
+    why = f"answer says {said}, reference {ref}: equal"
+    agreed = [r.text for r in backing if any(close(f.value, r.value, tol) for f in stated)]
+    if agreed:
+        why += f" (and states the reference's {', '.join(agreed[:2])})"
+    return Match(EQUAL, why, mode, said, ref)
+
+
+def _comparable(a: float, r: float) -> bool:
+    """Of one magnitude (within a factor of 10): figures about the same quantity."""
+    return a != 0 and r != 0 and 0.1 <= abs(a / r) <= 10
 
 
 def _quote(value: Any) -> str:
@@ -193,7 +196,7 @@ def _finqa(fig: Figure, ref: Figure) -> tuple[str, str]:
     return NOT_EQUAL, f"not equal under FinQA's rule ({fmt(round(a, 5))} vs {fmt(r)} at 5 places)"
 
 
-def _tolerances(cfg: Any) -> tuple[float, float]:
+def tolerances(cfg: Any) -> tuple[float, float]:
     if cfg is None:
         from fintrade_tui.config import MatchConfig
 
@@ -203,18 +206,16 @@ def _tolerances(cfg: Any) -> tuple[float, float]:
     return m.rel_tol, m.abs_tol
 
 
-def _close(a: float, r: float, tol: tuple[float, float]) -> bool:
-    return abs(a - r) <= max(tol[0] * abs(r), tol[1])
-
-
 def _tolerance(fig: Figure, ref: Figure, tol: tuple[float, float]) -> tuple[str, str]:
     if fig.is_range or ref.is_range:
-        return _range(fig, ref, lambda a, r: _close(a, r, tol), "a range is not a value")
+        return _range(fig, ref, lambda a, r: close(a, r, tol), "a range is not a value")
     a, r = fig.value, ref.value
+    if ref.is_year or fig.is_year:  # a year is right or wrong, never 0.05% off
+        return (EQUAL, "equal") if a == r else (NOT_EQUAL, f"not equal ({fmt(a)} vs {fmt(r)})")
     off = _off(a, r)
     if abs(a - r) <= 1e-12 * max(abs(a), abs(r)):  # 35.36 / 100 is 0.35359999999999997
         return EQUAL, "equal"
-    if _close(a, r, tol):
+    if close(a, r, tol):
         return EQUAL, f"equal within {_pct(tol[0])} ({off})"
     return NOT_EQUAL, f"not equal, {off} (tolerance {_pct(tol[0])})"
 
@@ -269,7 +270,7 @@ def _notes(
             ok = (
                 round(_finqa_cmp(other, ref)[0], 5) == _finqa_cmp(other, ref)[1]
                 if mode == "finqa"
-                else _close(other.value, ref.value, _tolerances(cfg))
+                else close(other.value, ref.value, tolerances(cfg))
             )
             if ok:
                 notes.append(f"another figure in the answer, {other.text}, agrees")
@@ -280,7 +281,7 @@ def _notes(
 def _hints(fig: Figure, ref: Figure) -> list[str]:
     out = []
     a, r = fig.value, ref.value
-    stated = _in_units(r, fig)
+    stated = in_units(r, fig)
     if fig.number and round(stated, fig.decimals) == fig.number:
         places = f"{fig.decimals} decimal{'s' * (fig.decimals != 1)}"
         out.append(f"equal at the answer's precision ({places})")
@@ -292,15 +293,6 @@ def _hints(fig: Figure, ref: Figure) -> list[str]:
         if abs(a + r) <= 0.01 * abs(r):
             out.append("equal but for the sign")
     return out
-
-
-def _in_units(value: float, fig: Figure) -> float:
-    """`value` written in the figure's own units (percent points for "14.1%", billions...)."""
-    if fig.unit in ("%", "pp") or fig.scale_word == "percent":
-        return value * 100
-    if fig.unit == "bp":
-        return value * 10_000
-    return value if fig.unit == "x" else value / fig.scale
 
 
 _FLOAT = re.compile(r"\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)\s*")

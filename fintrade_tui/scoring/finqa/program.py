@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from fintrade_tui.judging.finqa_program_dsl import (
+from fintrade_tui.scoring.finqa.dsl import (
     CONSTANTS,
     OPS,
     TABLE_OPS,
@@ -40,8 +40,8 @@ from fintrade_tui.judging.finqa_program_dsl import (
     step_ref,
     str_to_num,
 )
-from fintrade_tui.judging.finqa_program_prose import agrees, build_steps, read_calculations
-from fintrade_tui.judging.finqa_program_trace import Operand, StepTrace, Trace, Value, execute
+from fintrade_tui.scoring.finqa.prose import agrees, build_steps, read_calculations
+from fintrade_tui.scoring.finqa.trace import Operand, StepTrace, Trace, Value, execute
 
 __all__ = [
     "OPS",
@@ -236,7 +236,7 @@ def program_accuracy(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, A
     answer's calculation (DSL or arithmetic steps) is `equivalent` to the reference program,
     a percentage x100 allowed; an answer with no calculation counts as wrong for both.
     """
-    from fintrade_tui.judging.answer_match import EQUAL, match
+    from fintrade_tui.scoring.answer_match import EQUAL, match
 
     out: dict[str, dict[str, Any]] = {}
     for row in rows:
@@ -277,7 +277,7 @@ def program_accuracy(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, A
 
 
 def _show(value: Value) -> str:
-    from fintrade_tui.judging.finqa_program_trace import show
+    from fintrade_tui.scoring.finqa.trace import show
 
     return show(value)
 

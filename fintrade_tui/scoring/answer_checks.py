@@ -15,13 +15,40 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from fintrade_tui.judging.answer_match import NO_REFERENCE, Match, match
+from fintrade_tui.scoring.answer_kinds import (
+    LIST,
+    NO_FIGURE,
+    asks_year,
+    conflicting,
+    reference_kind,
+    refusal,
+    span_stated,
+    unfinished,
+)
+from fintrade_tui.scoring.answer_kinds import OPEN as OPEN_KIND
+from fintrade_tui.scoring.answer_match import match, tolerances
+from fintrade_tui.scoring.open_reference import list_match, open_match
+from fintrade_tui.scoring.verdict import (
+    DEFERRED,
+    EQUAL,
+    NO_REFERENCE,
+    NOT_EQUAL,
+    REFUSED,
+    UNFINISHED,
+    Match,
+)
 
 MODE_BY_SOURCE = {"finqa": "finqa", "convfinqa": "finqa", "tatqa": "tatqa"}
 SCALE_KEYS = ("scale", "units")  # a question's or table's own scale, where its format gives one
 # FinQA operations whose result keeps its operands' units (a sum or a difference of millions)
 UNIT_OPS = ("add", "subtract", "table_sum", "table_max", "table_min", "table_average")
 _TABLE_SCALE = re.compile(r"\bin (thousands|millions|billions)\b", re.I)
+# the question's own units: "(in USD millions)", "in $ thousands", "(in %)", "in percent"
+_QUESTION_UNITS = re.compile(
+    r"\(\s*in\s+[^)]{0,20}?(?:thousands|millions|billions|%|percent(?:age)?)\s*\)"
+    r"|\bin\s+(?:USD\s+|US\$\s*|\$\s*)?(?:thousands|millions|billions)\b",
+    re.I,
+)
 
 
 @dataclass(frozen=True)
@@ -72,7 +99,8 @@ def reference_for(q: Any, mode: str) -> Any:
 
 
 def scale_hint(q: Any) -> str | None:
-    """The units the question's figures are in: a field its format gives, else the one scale
+    """The units the question's figures are in: a field its format gives, else the units the
+    question names ("What was net PP&E (in USD millions)?"), else the one scale
     its table states ("( in millions )" in a FinQA header) when the reference program's result
     is in the table's units — FinQA's `exe_ans` 94 is then 94 million, and an answer saying
     "$94 million" states it; a ratio (`divide`) or product is in none."""
@@ -80,6 +108,8 @@ def scale_hint(q: Any) -> str | None:
     for key in SCALE_KEYS:
         if isinstance(extra.get(key), str) and extra[key].strip():
             return extra[key]
+    if asked := _QUESTION_UNITS.search(str(getattr(q, "text", "") or "")):
+        return asked.group(0)
     if not _in_table_units(extra.get("program")):
         return None  # a ratio or a product of the table's figures is in no unit of the table
     cells = " ".join(str(c) for row in extra.get("table_rows") or [] for c in row)
@@ -96,13 +126,46 @@ def _in_table_units(program: Any) -> bool:
 
 
 def check_match(q: Any, answer: str, cfg: Any = None, mode: str | None = None) -> Match:
-    """The answer against the question's reference under `mode` (default: the benchmark's)."""
+    """The answer against the question's reference under `mode` (default: the benchmark's),
+    by what kind of reference it faces: a refusal first (never equal), then a single figure (in
+    the question's units), yes/no (and the figure backing it), a list, an open-ended analysis
+    (a claim-level line, no verdict) or a reference with no figure (deferred)."""
     mode = mode or mode_for(q)
     reference = reference_for(q, mode)
     if reference is None:
         return Match(NO_REFERENCE, "the question has no reference answer", mode, None, None)
+    if said := refusal(answer):
+        why = f'the answer declines ("{said.phrase}"): a refusal is never equal'
+        return Match(REFUSED, why, mode, None, None)
+    if stops := unfinished(answer):
+        why = f'the answer stops mid-sentence with no final answer ("...{stops}")'
+        return Match(UNFINISHED, why, mode, None, None)
+    if two := conflicting(answer):
+        return Match(NOT_EQUAL, f"the answer gives two final answers ({two})", mode, None, None)
     hint = scale_hint(q) if mode != "tatqa" else None  # tatqa reads the annotation's scale
-    return match(answer, reference, mode, scale_hint=hint, cfg=cfg)
+    question = str(getattr(q, "text", "") or "")
+    if mode == "tatqa" or not isinstance(reference, str):
+        return match(answer, reference, mode, scale_hint=hint, cfg=cfg, question=question)
+    kind = reference_kind(reference, asks_year(question))
+    tol = tolerances(cfg)
+    if kind == OPEN_KIND:
+        return open_match(answer, reference, mode, hint, tol)
+    if kind == LIST:
+        return list_match(answer, reference, mode, hint, tol)
+    if kind == NO_FIGURE:
+        if span_stated(answer, reference):
+            why = f"the answer states the reference's words ('{_clip(reference)}')"
+            return Match(EQUAL, why, mode, None, None)
+        why = (
+            f"the reference states no figure ('{_clip(reference)}'): the judge or a person decides"
+        )
+        return Match(DEFERRED, why, mode, None, None)
+    return match(answer, reference, mode, scale_hint=hint, cfg=cfg, question=question)
+
+
+def _clip(text: str, width: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 def check_answer(q: Any, answer: str, cfg: Any = None, mode: str | None = None) -> AnswerChecks:
@@ -112,7 +175,7 @@ def check_answer(q: Any, answer: str, cfg: Any = None, mode: str | None = None) 
     program = extra.get("program")
     if not isinstance(program, str) or not program.strip():
         return AnswerChecks(found)
-    from fintrade_tui.judging import finqa_program as fp
+    from fintrade_tui.scoring.finqa import program as fp
 
     table, passages = extra.get("table_norm") or extra.get("table_rows"), extra.get("passages")
     try:

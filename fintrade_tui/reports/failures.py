@@ -161,7 +161,7 @@ def _disagree(runs, judge, human, questions, threshold: int) -> list[dict[str, A
 
 
 def _contradicted(runs, audits, questions) -> list[dict[str, Any]]:
-    from fintrade_tui.judging.audit import CONTRADICTED, NOT_FOUND, SUPPORTED, summary_line
+    from fintrade_tui.audits.numeric import CONTRADICTED, NOT_FOUND, SUPPORTED, summary_line
 
     out = []
     for r in runs:

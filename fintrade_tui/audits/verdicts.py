@@ -1,0 +1,3 @@
+"""Audits room: the three verdicts every claim audit gives a figure (store, evidence, reference)."""
+
+VERDICTS = SUPPORTED, CONTRADICTED, NOT_FOUND = "SUPPORTED", "CONTRADICTED", "NOT_FOUND"
