@@ -30,7 +30,7 @@ LLAMA_KEEP := { test -z "$(LLAMA_CACHE)" || { mkdir -p "$(LLAMA_CACHE)" \
 
 MODEL := data/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
 
-.PHONY: venv lock model demo test test-all lint bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import bench-rescore bench-html bench-cold-start bench-shared index clean-store screenshots docs
+.PHONY: venv lock model demo test test-all lint bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import bench-rescore bench-html bench-cold-start bench-shared bench-checks index clean-store screenshots docs
 
 # Every dependency comes from requirements.lock: pinned, sha256-verified, nothing resolved at
 # install time (--no-deps), so every machine gets the same, checked files; `make lock` refreshes
@@ -155,6 +155,12 @@ bench-cold-start: venv
 bench-shared: venv
 	$(BIN)/fintrade-tui ingest --if-outdated
 	$(BIN)/python -m benchmarks.bench_shared_workspace --reps 3
+
+# The answer checks against people's verdicts on 780 published answers (benchmarks/verdicts/),
+# per source and on the held-out source, and the figures reader against 100 hand-labelled
+# answers; every disagreement is written to benchmarks/verdicts/disagreements.md. No store, no model.
+bench-checks: venv
+	$(BIN)/python -m benchmarks.bench_checks
 
 # The explorer's screens for the docs, drawn headlessly at 140x44 (`fintrade-tui screenshot`):
 # the Universe, NVDA's latest quarter and an Arena replaying the stored answers to question F1

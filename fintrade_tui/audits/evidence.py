@@ -137,15 +137,18 @@ def _pair(
     answer: str, figs: list[Figure], ref: str, refs: list[Figure], tol: float
 ) -> dict[int, tuple[Figure, float]]:
     """Answer figure -> (reference figure, reading) it is about: sharing the most words, then
-    closest in value. A reference figure with no words around it ("0.25") may pair with any;
-    each reference figure states one quantity, so it pairs with one value of the answer (and
-    "0.25 (25%)" states one quantity twice)."""
+    closest in value, never across periods ("P/E 24.5 in 2025" is not "P/E 42 in 2023"). A
+    reference figure with no words around it ("0.25") may pair with any; each reference figure
+    states one quantity, so it pairs with one value of the answer (and "0.25 (25%)" states one
+    quantity twice)."""
     same = {k for k, r in enumerate(refs) if any(abs(r.value) == abs(q.value) for q in refs[:k])}
     cands = []
     for i, f in enumerate(figs):
         near = _words(answer, *f.span)
         for j, r in enumerate(refs):
             if j in same or (got := _distance(f, r)) is None:
+                continue
+            if f.period and r.period and f.period != r.period:
                 continue
             theirs = _words(ref, *r.span)
             overlap = len(near & theirs)
@@ -256,18 +259,27 @@ def audit_text(
 def merge_audits(
     store: dict[str, Any] | None, text: dict[str, Any] | None
 ) -> dict[str, Any] | None:
-    """One audit: the store audit's claims (room "store") then the text audit's (room "text",
-    with the store-shaped keys other readers use: indicator, ticker, store_value None, source
-    the compared text); summaries added; "against" lists the store too when it was audited."""
+    """One audit, one claim per figure: the store audit's claims (room "store"), then the text
+    audit's (room "text", with the store-shaped keys other readers use: indicator, ticker,
+    store_value None, source the compared text) — a figure both audited keeps the store's
+    verdict unless only the text audit found it; the summary counts the merged claims;
+    "against" lists the store too when it was audited."""
     if store is None and text is None:
         return None
     claims = [{**c, "room": "store"} for c in (store or {}).get("claims", [])]
+    at = {tuple(c["span"]): k for k, c in enumerate(claims) if c.get("span")}
     for c in (text or {}).get("claims", []):
-        claims.append({"indicator": None, "ticker": None, "store_value": None, **c})
-        claims[-1] |= {"room": "text", "source": c["compared_with"]}
-    keys = (*VERDICTS, "checked")
-    parts = [p["summary"] for p in (store, text) if p]
-    out = {"claims": claims, "summary": {k: sum(s.get(k, 0) for s in parts) for k in keys}}
+        claim = {"indicator": None, "ticker": None, "store_value": None, **c}
+        claim |= {"room": "text", "source": c["compared_with"]}
+        k = at.get(tuple(c["span"]))
+        if k is None:
+            claims.append(claim)
+        elif claims[k]["verdict"] == NOT_FOUND and claim["verdict"] != NOT_FOUND:
+            claims[k] = claim | {"indicator": claims[k]["indicator"], "ticker": claims[k]["ticker"]}
+        # else: one figure, one claim — the store's verdict stands
+    counts = {v: sum(c["verdict"] == v for c in claims) for v in VERDICTS}
+    counts["checked"] = counts[SUPPORTED] + counts[CONTRADICTED]
+    out: dict[str, Any] = {"claims": claims, "summary": counts}
     for k in ("reference_figures", "reference_stated", "reference_agreed"):
         if text and k in text["summary"]:
             out["summary"][k] = text["summary"][k]

@@ -38,9 +38,9 @@ from fintrade_tui.stats.breakdown import BREAKDOWNS
 )
 @click.option(
     "--mode",
-    type=click.Choice(["finqa", "tatqa", "tolerance"]),
-    help="with --rescore: score every answer under this matcher mode (default: each "
-    "question's benchmark mode: FinQA/ConvFinQA finqa, TAT-QA tatqa, else tolerance)",
+    type=click.Choice(["tolerance", "benchmark", "finqa", "tatqa"]),
+    help="with --rescore: the matcher mode (default tolerance, read as a person reads; "
+    "benchmark: each question's own rule, FinQA/ConvFinQA finqa, TAT-QA tatqa, else tolerance)",
 )
 @click.option("--with-llm", is_flag=True, help="with --rescore: also run the LLM judge again")
 @click.option("--source", help="with --rescore: only runs of this question set")
@@ -121,7 +121,7 @@ def _rescore(
             with progress_bars(as_json) as reporter:
                 tick = reporter.start(f"LLM judge {llm['judge'].name}", len(sel.runs))
                 judged = rs.rejudge(cfg, ws, sel, on_done=lambda row: tick(1), **llm)
-    summary = out.summary() | {"mode": mode or "benchmark", "llm": rs.judged_summary(judged, llm)}
+    summary = out.summary() | {"mode": mode or "tolerance", "llm": rs.judged_summary(judged, llm)}
     if as_json:
         emit_json(summary | {"results": rs.result_rows(out, sel)})
         return

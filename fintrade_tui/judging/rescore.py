@@ -1,7 +1,8 @@
 """Re-scoring room: the deterministic checks applied again to stored or imported runs — the
-answer matcher (scoring/answer_checks.py: the mode the question's benchmark scores by, or one
-asked for) and the numeric audit (judging/session.py `audit_answer`) — without calling any
-model. `judge --rescore` and the Results screen's `m` key run it; `--with-llm` then asks the
+answer matcher (scoring/answer_checks.py: the tolerance mode read as a person reads, or the
+mode asked for: `benchmark` for each question's own rule) and the numeric audit
+(judging/session.py `audit_answer`) — without calling any model. `judge --rescore` and the
+Results screen's `m` key run it; `--with-llm` then asks the
 LLM judge too (judging/session.py `judge_runs`, every selected run again).
 
 Every re-scored run gets one new score of kind `match` (annotator `matcher`), appended as a new
@@ -33,7 +34,13 @@ import duckdb
 
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
-from fintrade_tui.scoring.answer_checks import check_match, mode_for, reference_for
+from fintrade_tui.scoring.answer_checks import (
+    BENCHMARK,
+    DEFAULT_MODE,
+    check_match,
+    mode_for,
+    reference_for,
+)
 from fintrade_tui.scoring.answer_match import MODES
 from fintrade_tui.scoring.verdict import EQUAL, NO_REFERENCE, REFUSED, UNDECIDED
 from fintrade_tui.workspace.questions import load_questions
@@ -146,12 +153,15 @@ def rescore(
     chunk: int = CHUNK,
 ) -> Outcome:
     """Match (and audit) every selected run, then append one `match` score per run in one
-    transaction. `mode` None: each question's benchmark mode. `store_con`: the market-data
-    store the audit compares with (None: supplied evidence and reference only)."""
+    transaction. `mode` None: tolerance (read as a person reads); `benchmark`: each question's
+    own rule. `store_con`: the market-data store the audit compares with (None: supplied
+    evidence and reference only)."""
     from fintrade_tui.judging.session import audit_answer
 
-    if mode is not None and mode not in MODES:
-        raise UserError(f"--mode {mode}", "is unknown", f"use one of {', '.join(MODES)}")
+    if mode is not None and mode not in (*MODES, BENCHMARK):
+        raise UserError(
+            f"--mode {mode}", "is unknown", f"use one of {', '.join(MODES)}, {BENCHMARK}"
+        )
     t0 = time.perf_counter()
     index = None
     if audit and store_con is not None:
@@ -238,7 +248,7 @@ def match_score(
 ) -> Score:
     """The `match` score of one run: the matcher's verdict as a label, its reason, and the
     audit `report` in the detail."""
-    used = mode or mode_for(q)
+    used = mode_for(q) if mode == BENCHMARK else (mode or DEFAULT_MODE)
     try:
         m = check_match(q, run.get("answer") or "", cfg, used)
     except UserError as exc:  # e.g. a malformed TAT-QA annotation: said, not scored

@@ -1,12 +1,15 @@
 """Answer-checks room: the deterministic checks shown beside an answer in the Arena, the case
-studies and re-scoring — the finance-aware match against the question's reference, under the
-mode its benchmark scores by, and, for a question carrying a FinQA-style program, the answer's
+studies and re-scoring — the finance-aware match against the question's reference, by the kind
+of reference it faces, and, for a question carrying a FinQA-style program, the answer's
 calculation traced step by step against the reference's.
 
-The mode follows the question's benchmark: FinQA and ConvFinQA score by FinQA's rule, TAT-QA by
-its own (scale scored separately), every other set by the tolerance in `judging.match`. The
-reference is what that benchmark scores against: FinQA's execution answer (`exe_ans`), TAT-QA's
-annotation (answer, type, scale), else the question's reference answer.
+The verdict an analyst reads is the `tolerance` mode read as a person reads (readings.py): it
+agrees with people's verdicts on the labelled set (`make bench-checks`), where FinQA's 5-place
+rule and TAT-QA's exact match did not (recall 0.46-0.64). A question whose benchmark has its own
+rule (FinQA and ConvFinQA: FinQA's; TAT-QA: its own, scale scored apart) also gets that rule's
+verdict beside it (`AnswerChecks.benchmark`); mode `benchmark` scores by it alone, as a
+published metric does. The reference is what the mode scores against: FinQA's execution answer
+(`exe_ans`), TAT-QA's annotation (answer, type, scale), else the question's reference answer.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ from fintrade_tui.scoring.verdict import (
 )
 
 MODE_BY_SOURCE = {"finqa": "finqa", "convfinqa": "finqa", "tatqa": "tatqa"}
+DEFAULT_MODE = "tolerance"  # the verdict an analyst reads (see the module docstring)
+BENCHMARK = "benchmark"  # each question's own benchmark rule (mode_for)
 SCALE_KEYS = ("scale", "units")  # a question's or table's own scale, where its format gives one
 # FinQA operations whose result keeps its operands' units (a sum or a difference of millions)
 UNIT_OPS = ("add", "subtract", "table_sum", "table_max", "table_min", "table_average")
@@ -59,6 +64,7 @@ class AnswerChecks:
     trace: Any = None  # the answer's own calculation (finqa_program.Trace), if it wrote one
     reference_trace: Any = None  # the reference program's execution
     departs_at: int | None = None  # the first step of `trace` that leaves the reference's
+    benchmark: Match | None = None  # the benchmark's own rule, where it has one (FinQA, TAT-QA)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: the verdict with its reason and, when traced, both traces' rows."""
@@ -72,6 +78,9 @@ class AnswerChecks:
         }
         if m.em is not None:
             out |= {"em": m.em, "f1": m.f1, "scale_ok": m.scale_ok}
+        b = self.benchmark
+        out["benchmark_rule"] = None if b is None else {"mode": b.mode, "verdict": b.verdict,
+                                                        "reason": b.reason}  # fmt: skip
         ref, own = self.reference_trace, self.trace
         out["reference_trace"] = ref.rows() if ref is not None else None
         out["trace"] = own.rows() if own is not None else None
@@ -130,7 +139,7 @@ def check_match(q: Any, answer: str, cfg: Any = None, mode: str | None = None) -
     by what kind of reference it faces: a refusal first (never equal), then a single figure (in
     the question's units), yes/no (and the figure backing it), a list, an open-ended analysis
     (a claim-level line, no verdict) or a reference with no figure (deferred)."""
-    mode = mode or mode_for(q)
+    mode = mode_for(q) if mode == BENCHMARK else (mode or DEFAULT_MODE)
     reference = reference_for(q, mode)
     if reference is None:
         return Match(NO_REFERENCE, "the question has no reference answer", mode, None, None)
@@ -169,12 +178,17 @@ def _clip(text: str, width: int = 60) -> str:
 
 
 def check_answer(q: Any, answer: str, cfg: Any = None, mode: str | None = None) -> AnswerChecks:
-    """The match and, for a question with a reference program, the traces."""
+    """The match, the benchmark's own rule beside it, and, for a question with a reference
+    program, the traces."""
     found = check_match(q, answer, cfg, mode)
+    rule = mode_for(q)
+    bench = None
+    if mode in (None, DEFAULT_MODE) and rule != DEFAULT_MODE:
+        bench = check_match(q, answer, cfg, rule)
     extra = getattr(q, "extra", None) or {}
     program = extra.get("program")
     if not isinstance(program, str) or not program.strip():
-        return AnswerChecks(found)
+        return AnswerChecks(found, benchmark=bench)
     from fintrade_tui.scoring.finqa import program as fp
 
     table, passages = extra.get("table_norm") or extra.get("table_rows"), extra.get("passages")
@@ -187,4 +201,4 @@ def check_answer(q: Any, answer: str, cfg: Any = None, mode: str | None = None) 
     except Exception:
         own = None
     departs = fp.first_departure(own, reference) if own is not None and reference else None
-    return AnswerChecks(found, own, reference, departs)
+    return AnswerChecks(found, own, reference, departs, bench)

@@ -18,7 +18,10 @@ _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)(?![a-z])\.?"
 )
-_REF_ANY = r"steps?|columns?|items?|notes?|sections?|sec\.|§|exhibits?|footnotes?|appendix|chapters?|para\."
+_REF_ANY = (
+    r"steps?|columns?|items?|notes?|sections?|sec\.|§|exhibits?|footnotes?|appendix|chapters?|"
+    r"para\."
+)
 _REF_CAP = "|".join(  # capitalised only: "Tier 1", "Table 3", "Step 2" — not "auto parts 12%"
     f"{re.escape(w)}s?|{re.escape(w.upper())}S?"
     for w in re.findall(

@@ -60,7 +60,8 @@ def flags_text(flags: list[dict[str, Any]], note: str = "") -> Text:
     return t
 
 
-VERDICT_MARK = {"equal": ("✓", "green"), "in_range": ("✓", "green"), "not_equal": ("✗", "red")}
+VERDICT_MARK = {"equal": ("✓", "green"), "not_equal": ("✗", "red"), "refused": ("✗", "red"),
+                "unfinished": ("✗", "red"), "no_number": ("✗", "red")}  # fmt: skip
 
 
 def checks_text(checks: Any) -> Text:
@@ -77,6 +78,11 @@ def checks_text(checks: Any) -> Text:
     t.append(f"Match ({m.mode}): ", "bold")
     t.append(f"{mark} {m.verdict.replace('_', ' ')}", style)
     t.append(f" — {printable(m.reason)}\n")  # figures quoted from the answer: no ESC
+    if (b := getattr(checks, "benchmark", None)) is not None:  # the benchmark's own rule
+        mark, style = VERDICT_MARK.get(b.verdict, ("·", "yellow"))
+        t.append(f"Benchmark rule ({b.mode}): ", "bold")
+        t.append(f"{mark} {b.verdict.replace('_', ' ')}", style)
+        t.append(f" — {printable(b.reason)}\n")
     if checks.reference_trace is not None:
         t.append("Trace: ", "bold")
         t.append(printable(trace_summary(checks)) + " (steps in the evidence panel)\n")

@@ -1,8 +1,8 @@
 """The Arena on a FinQA question (issue 31): a question imported from FinQA's published train
 file, answered under Oracle (the evidence the real builder gives: the table and the passages),
-replayed. The pane shows the match under FinQA's rule; the evidence panel lists the reference
-program's steps, then the answer's with the step that leaves the reference marked; the table
-item opens drawn as a table holding the published cells."""
+replayed. The pane shows the match as a person reads it and under FinQA's rule; the evidence
+panel lists the reference program's steps, then the answer's with the step that leaves the
+reference marked; the table item opens drawn as a table holding the published cells."""
 
 from __future__ import annotations
 
@@ -84,7 +84,8 @@ async def test_the_arena_shows_a_finqa_trace_and_its_table(finqa_case) -> None:
         arena = app.screen
         pane = arena.panes()[0]
         scores = str(pane.query_one(".pane-scores", Static).render())
-        assert "Match (finqa): ✗ not equal" in scores
+        assert "Match (tolerance): ✗ not equal" in scores
+        assert "Benchmark rule (finqa): ✗ not equal" in scores
         assert f"reference {item['qa']['exe_ans']:g}" in scores.replace(",", "")
         panel = arena.query_one(EvidencePanel)
         lines = [r.line for r in panel.rows]

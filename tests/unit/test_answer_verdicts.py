@@ -87,10 +87,10 @@ def test_two_final_answers_conflict() -> None:
         ("cost of sales and operating expenses", NO_FIGURE),
         ("As of December 31, 2019 the Company had no accrued interest", NO_FIGURE),
         (
-            "### Analysis\nApple's ROE of 157% in Q3 2024 exceeds Microsoft's 35% while its P/E of "
-            "38.2x sits above 42x for peers; with debt/equity at 1.87 and margins near 46%, the "
-            "stock looks fully valued relative to 12% earnings growth and a 0.5% dividend yield, so "
-            "the conclusion is that momentum, not fundamentals, drives the price.",
+            "### Analysis\nApple's ROE of 157% in Q3 2024 exceeds Microsoft's 35% while its P/E "
+            "of 38.2x sits above 42x for peers; with debt/equity at 1.87 and margins near 46%, "
+            "the stock looks fully valued relative to 12% earnings growth and a 0.5% dividend "
+            "yield, so the conclusion is that momentum, not fundamentals, drives the price.",
             OPEN,
         ),
     ],
@@ -174,8 +174,8 @@ def test_a_year_is_right_or_wrong() -> None:
     ("question", "reference", "answer", "reading"),
     [
         ("What percentage of revenue?", "0.14136", "14.1", "read as a percentage"),
-        ("What was the change in value?", "-20.04", "a decrease of 20.04%, so -0.2004. Answer: -0.2004",
-         "percentage points"),
+        ("What was the change in value?", "-20.04",
+         "a decrease of 20.04%, so -0.2004. Answer: -0.2004", "percentage points"),
         ("What is the swap spread in basis points?", "37", "0.37%", "basis points"),
         ("What is the value of the intangibles?", "458.611", "$458,055,556", "another scale"),
         ("What was the change?", "-14", "a decrease of $14 million, so 14. Answer: 14",

@@ -302,3 +302,27 @@ def test_coverage_counts_the_reference_figures_the_answer_states() -> None:
     line = summary_line(merge_audits(None, audit_text("ROE 35.4%, ROA 7.1%.", [], ref)))
     assert line.startswith("2 figures: 0 supported, 0 contradicted, 2 not found (2 as the ref")
     assert "reference_figures" not in audit_text("ROE 35.4%", ["ROE 35.4%"], None)["summary"]
+
+
+def test_a_figure_both_audits_read_is_one_claim() -> None:
+    answer = "ROE was 90%."
+    text = audit_text(answer, [], "ROE was 25%.", 0.02)
+    (tc,) = text["claims"]
+    store_claim = {"text": answer, "span": tc["span"], "value": 90.0, "unit": "%",
+                   "indicator": "roe", "ticker": "AAPL", "store_value": None,
+                   "verdict": "NOT_FOUND", "why": "the store has no ROE"}  # fmt: skip
+    summary = {"SUPPORTED": 0, "CONTRADICTED": 0, "NOT_FOUND": 1, "checked": 0}
+    merged = merge_audits({"claims": [store_claim], "summary": summary, "as_of": None}, text)
+    (c,) = merged["claims"]  # not listed twice
+    assert (c["verdict"], c["room"], c["indicator"]) == ("CONTRADICTED", "text", "roe")
+    assert merged["summary"]["CONTRADICTED"] == 1 and merged["summary"]["NOT_FOUND"] == 0
+    checked = dict(store_claim, verdict="SUPPORTED", why="ROE 0.9 agrees")
+    merged = merge_audits({"claims": [checked], "summary": summary, "as_of": None}, text)
+    assert [c["room"] for c in merged["claims"]] == ["store"]
+
+
+def test_a_reference_figure_of_another_period_is_not_held_against_the_answer() -> None:
+    (c,) = audit_text("The P/E in 2025 was 24.5.", [], "The P/E in 2023 was 42.", 0.02)["claims"]
+    assert c["verdict"] == "NOT_FOUND"
+    (c,) = audit_text("The P/E in 2025 was 24.5.", [], "The P/E in 2025 was 42.", 0.02)["claims"]
+    assert c["verdict"] == "CONTRADICTED"
