@@ -201,7 +201,9 @@ def main() -> None:
     cols = ["source", "answers", "people: correct", "checks: correct", "precision", "recall",
             "κ", "refusals called correct", "undecided"]  # fmt: skip
     harness.report(f"Answer checks vs people (mode {args.mode})", cols, table)
-    print(f"\n{per * 1000:.2f} ms per answer; {n} disagreements written to {args.out}\n")
+    shown = args.out.resolve().relative_to(harness.ROOT) if args.out.resolve().is_relative_to(
+        harness.ROOT) else args.out  # fmt: skip
+    print(f"\n{per * 1000:.2f} ms per answer; {n} disagreements written to {shown}\n")
     cols = ["source", "figures found", "labelled", "matched", "precision", "recall",
             "value differs"]  # fmt: skip
     harness.report("The figures reader vs 100 hand-labelled answers", cols, figure_scores())

@@ -34,7 +34,7 @@ def main() -> None:
     from fintrade_tui.exports.case_study import write_case_study
     from fintrade_tui.exports.html_report import write_case_html
     from fintrade_tui.exports.html_view import write_view_html
-    from fintrade_tui.judging.session import accuracy_report
+    from fintrade_tui.reports.accuracy import accuracy_report
     from fintrade_tui.reports.failures import failure_cases
     from fintrade_tui.store.db import connect
     from fintrade_tui.ui.screenshots import shoot

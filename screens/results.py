@@ -175,7 +175,7 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
     @work(thread=True, exclusive=True, group="accuracy", exit_on_error=False)
     def load_accuracy(self, kind: str, source: str | None) -> tuple[Any, ...]:
         from fintrade_tui.judging.session import CREDIT_KINDS, llm_judges, score_rows
-        from fintrade_tui.stats.tables import LABELS_SCALE, RUBRIC, accuracy_table
+        from fintrade_tui.reports.accuracy import report_table
 
         with self._db:
             cur = self.app.workspace()
@@ -186,8 +186,7 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
                 cur.close()
         sources = sorted({r["source"] for r in rows if r["source"]})
         rows = [r for r in rows if source is None or r["source"] == source]
-        scale = LABELS_SCALE if kind in CREDIT_KINDS else RUBRIC
-        table = accuracy_table(rows, n_resamples=RESAMPLES, scale=scale) if rows else None
+        table = report_table(rows, kind, "no_rag", RESAMPLES)  # as `report` and the view report
         lanes: list[dict[str, Any]] = []
         if kind not in CREDIT_KINDS:  # lanes compare rubric scores
             with self._db:

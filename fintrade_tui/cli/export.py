@@ -112,7 +112,7 @@ def _write_view(
     out: Path | None,
 ) -> tuple[Path, int]:
     from fintrade_tui.exports.html_view import write_view_html
-    from fintrade_tui.judging.session import accuracy_report
+    from fintrade_tui.reports.accuracy import accuracy_report
     from fintrade_tui.reports.failures import FILTERS, failure_cases
 
     bad = [f for f in filters if f not in FILTERS]

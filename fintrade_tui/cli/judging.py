@@ -255,13 +255,8 @@ def report(
     """Accuracy (model × condition × the question set's categories, Δ vs the baseline with
     paired tests), lane tables per judging protocol, human-judge agreement, SECQUE panel
     accuracy and (--annotators) inter-annotator agreement."""
-    from fintrade_tui.judging.session import (
-        agreement_pairs,
-        llm_judges,
-        panel_rows,
-        report_table,
-        score_rows,
-    )
+    from fintrade_tui.judging.session import agreement_pairs, llm_judges, panel_rows, score_rows
+    from fintrade_tui.reports.accuracy import report_table
     from fintrade_tui.stats import lanes as ln
     from fintrade_tui.stats.agreement import agreement_table
     from fintrade_tui.stats.annotators import annotator_agreement, annotator_rows, human_scores

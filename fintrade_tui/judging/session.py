@@ -273,32 +273,3 @@ def panel_rows(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
         {"model": m, "condition": c, **panel_accuracy(finals)}
         for (m, c), finals in sorted(groups.items())
     ]
-
-
-def accuracy_report(
-    ws: duckdb.DuckDBPyConnection,
-    scores: str = "llm",
-    source: str | None = None,
-    baseline: str = "no_rag",
-    n_resamples: int = 10000,
-) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """The score rows and accuracy table `fintrade-tui report` shows for these options (None
-    without scores); a baseline the scores do not hold is one line naming the ones they do.
-    The HTML view report computes its matrix here too, so both show the same cells."""
-    rows = score_rows(ws, scores, source=source)
-    seen = {r["condition"] for r in rows}
-    if seen and baseline not in seen:
-        raise UserError(
-            f"--baseline {baseline}", "has no scores", f"use one of {', '.join(sorted(seen))}"
-        )
-    return rows, report_table(rows, scores, baseline, n_resamples)
-
-
-def report_table(
-    rows: list[dict[str, Any]], scores: str, baseline: str, n_resamples: int
-) -> dict[str, Any] | None:
-    """The accuracy table of `score_rows` on the scale of that score kind (None without rows)."""
-    from fintrade_tui.stats.tables import LABELS_SCALE, RUBRIC, accuracy_table
-
-    scale = LABELS_SCALE if scores in CREDIT_KINDS else RUBRIC
-    return accuracy_table(rows, baseline, n_resamples=n_resamples, scale=scale) if rows else None

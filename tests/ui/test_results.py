@@ -118,6 +118,54 @@ async def test_matrix_equals_accuracy_table_for_llm_and_human(ui_cfg: Config) ->
         assert rows[0][2] == f"{expected['agreement'][0]['mae']:.2f}"
 
 
+async def test_report_results_and_the_view_report_show_the_same_cells(
+    ui_cfg: Config, tmp_path: Path
+) -> None:
+    """One workspace, the matrix three ways: `report --json`, the Results screen and the HTML
+    view report (`export html --view`), cell by cell (model × condition × category)."""
+    import html
+    import json
+    import re
+
+    from click.testing import CliRunner
+
+    from fintrade_tui.cli import main
+    from tests.conftest import write_config
+
+    extra = f"workspace: {ui_cfg.workspace}\n"
+    cfg_file = write_config(tmp_path / "cfg", ui_cfg.bundle, ui_cfg.store, extra=extra)
+    run = CliRunner().invoke
+    res = run(main, ["--config", str(cfg_file), "report", "--json", "--resamples", "500"])
+    assert res.exit_code == 0, res.output
+    report = {(c["model"], c["condition"], c["category"]): fmt_cell(c)
+              for c in json.loads(res.output)["accuracy"]}  # fmt: skip
+    out = tmp_path / "view.html"
+    res = run(main, ["--config", str(cfg_file), "export", "html", "--view", "--resamples", "500",
+                     "-o", str(out)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    cell = re.compile(r'<td class="num cell" data-model="([^"]*)" data-condition="([^"]*)" '
+                      r'data-category="([^"]*)".*?>(.*?)</td>', re.S)  # fmt: skip
+    view = {}
+    for m, c, k, body in cell.findall(out.read_text()):
+        text = " ".join(html.unescape(re.sub(r"<[^>]+>", "", body)).split())
+        view[(html.unescape(m), c, k)] = text
+    app = FinTradeApp(ui_cfg, start="results")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        grid = screen.query_one("#accuracy", DataTable)
+        table = screen.table
+        screen_cells = {}
+        rows = [(m, c) for m in table["models"] for c in shown_conditions(table, m)]
+        for (m, c), row in zip(rows, _cells(grid), strict=True):
+            for k, text in zip(COLUMNS, row[2:-1], strict=True):
+                screen_cells[(m, c, k)] = text
+    shown = {k for k, v in report.items() if v != "—"}
+    assert shown and shown <= set(view) and shown <= set(screen_cells)
+    for key in shown:
+        assert report[key] == view[key] == screen_cells[key], key
+
+
 async def test_failure_toggles_change_the_listed_cases(ui_cfg: Config) -> None:
     app = FinTradeApp(ui_cfg, start="results")
     async with app.run_test(size=SIZE) as pilot:
