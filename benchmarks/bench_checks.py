@@ -14,7 +14,14 @@ Goals (issue 40): precision ≥ 0.97, recall ≥ 0.75, κ ≥ 0.7, no refusal ca
 Every disagreement is written with the checks' reason and the person's note to one Markdown
 file a reader can skim (--out, default benchmarks/verdicts/disagreements.md).
 
+`--llm N` also measures, on N answers of each source (every k-th), side by side with the rules
+alone on the same answers: the extraction path (judging/extraction.py: the model copies the
+answer's conclusion as constrained JSON, the rules decide) and the LLM judge (its accuracy score
+4 or 5 read as correct), with agreement and seconds per answer. `--model` names the registry
+entry (default: the configured judge, the offline local model).
+
     .venv/bin/python -m benchmarks.bench_checks [--out PATH] [--mode tolerance|benchmark]
+        [--llm N [--model NAME] [--config PATH]]
 """
 
 from __future__ import annotations
@@ -175,6 +182,65 @@ def figure_scores(folder: Path = HERE) -> list[list[object]]:
     return rows
 
 
+def sample(items: list[dict[str, Any]], per_source: int) -> list[dict[str, Any]]:
+    """`per_source` items of each source, spread over it (every k-th)."""
+    by: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for item in items:
+        by[item["source"]].append(item)
+    out = []
+    for src in sorted(by):
+        rows = by[src]
+        step = max(1, len(rows) // per_source)
+        out += rows[::step][:per_source]
+    return out
+
+
+def llm_paths(items: list[dict[str, Any]], model_name: str | None, config: str | None) -> list:
+    """Rows of the side-by-side table: rules alone, extraction + rules, the LLM judge."""
+    import asyncio
+
+    from fintrade_tui.config import load_config
+    from fintrade_tui.judging.extraction import extract, extracted_match
+    from fintrade_tui.judging.judge import JudgeInput, judge_run
+    from fintrade_tui.models.resolve import resolve
+    from fintrade_tui.workspace.questions import Question
+
+    cfg = load_config(config)
+    model = resolve(cfg, model_name or cfg.judging.model)
+    rules, _ = run(items, "tolerance")
+    extracted, judged = [], []
+    took = {"extraction": 0.0, "judge": 0.0}
+    for n, item in enumerate(items, 1):
+        q = question(item)
+        got = asyncio.run(extract(cfg, model, q.text, item["answer"]))
+        took["extraction"] += got.seconds
+        m = extracted_match(q, got)
+        extracted.append(item | {"checks": checks_label(m.verdict), "reason": m.reason})
+        full = Question(item["id"], q.source, "", q.text, q.reference_answer)
+        start = time.perf_counter()
+        score = asyncio.run(judge_run(cfg, JudgeInput({"id": item["id"], "answer": item["answer"]},
+                                                      full), model))  # fmt: skip
+        took["judge"] += time.perf_counter() - start
+        label = (
+            None if score.accuracy is None else "correct" if score.accuracy >= 4 else "incorrect"
+        )
+        judged.append(item | {"checks": label, "reason": f"judge accuracy {score.accuracy}"})
+        harness.log(f"{n}/{len(items)} {item['id']}: extracted {got.kind} '{got.final_answer}' "
+                    f"({got.seconds:.1f} s), judge {score.accuracy}")  # fmt: skip
+    n = max(1, len(items))
+    out = []
+    for name, rows, secs in (
+        ("rules alone", rules, None),
+        (f"extraction ({model.name}) + rules", extracted, took["extraction"]),
+        (f"LLM judge ({model.name}), accuracy ≥ 4", judged, took["judge"]),
+    ):
+        s = scores(rows)
+        agree = sum((r["checks"] == "correct") == (r["person"] == "correct") for r in rows) / n
+        out.append([name, s["n"], f"{agree:.3f}", f"{s['precision']:.3f}", f"{s['recall']:.3f}",
+                    f"{s['kappa']:.3f}", "—" if secs is None else f"{secs / n:.1f}"])  # fmt: skip
+    return out
+
+
 def _row(name: str, s: dict[str, Any]) -> list[object]:
     return [name, s["n"], s["people correct"], s["checks correct"], f"{s['precision']:.3f}",
             f"{s['recall']:.3f}", f"{s['kappa']:.3f}", s["refusals called correct"],
@@ -185,6 +251,9 @@ def main() -> None:
     ap = harness.parser(__doc__)
     ap.add_argument("--out", type=Path, default=HERE / "disagreements.md")
     ap.add_argument("--mode", default="tolerance", help="tolerance (default) or benchmark")
+    ap.add_argument("--llm", type=int, default=0, help="answers per source for the model paths")
+    ap.add_argument("--model", help="registry name for --llm (default: the configured judge)")
+    ap.add_argument("--config", help="config.yaml for --llm (default: the project's)")
     args = ap.parse_args()
     items = load()
     harness.log(f"{len(items)} labelled answers")
@@ -207,6 +276,13 @@ def main() -> None:
     cols = ["source", "figures found", "labelled", "matched", "precision", "recall",
             "value differs"]  # fmt: skip
     harness.report("The figures reader vs 100 hand-labelled answers", cols, figure_scores())
+    if args.llm:
+        picked = sample(items, args.llm)
+        rows = llm_paths(picked, args.model, args.config)
+        cols = ["path", "answers", "agreement", "precision", "recall", "κ", "s / answer"]
+        print()
+        harness.report(f"Model paths vs rules on {len(picked)} answers ({args.llm} per source)",
+                       cols, rows)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -202,3 +202,34 @@ def test_readings_a_person_allows(question: str, reference: str, answer: str, re
 )
 def test_readings_a_person_does_not_allow(question: str, reference: str, answer: str) -> None:
     assert check_match(q(question, reference), answer).verdict == "not_equal"
+
+
+# --- the extraction path: a model copies the conclusion, the rules decide ---------------------
+@pytest.mark.parametrize(
+    ("reply", "verdict"),
+    [
+        ('{"kind": "figure", "final_answer": "$12,645 million"}', "equal"),
+        ('{"kind": "figure", "final_answer": "$12,000 million"}', "not_equal"),
+        ('{"kind": "refused", "final_answer": "cannot be determined"}', "refused"),
+        ('{"kind": "none", "final_answer": ""}', "no_number"),
+        ("not JSON at all", "no_number"),
+    ],
+)
+def test_the_extraction_path_reads_with_a_model_and_decides_by_the_rules(
+    reply: str, verdict: str
+) -> None:
+    import asyncio
+
+    from fintrade_tui.config import Config
+    from fintrade_tui.judging.extraction import extract, extracted_match
+    from fintrade_tui.models.resolve import resolve
+
+    cfg = Config.model_validate({
+        "models": {"reader": {"model": "openai/gpt-4o-mini", "extra": {"mock_response": reply}}},
+        "judging": {"retries": 0}, "runs": {"retries": 0, "backoff": 0.01},
+    })  # fmt: skip
+    question = q("What is the FY2018 net PP&E (in USD millions)?", "12645")
+    got = asyncio.run(extract(cfg, resolve(cfg, "reader"), question.text, "… so $12,645 million."))
+    m = extracted_match(question, got)
+    assert m.verdict == verdict, m.reason
+    assert "the model read the conclusion as" in m.reason
