@@ -266,6 +266,8 @@ def _checks(c: dict[str, Any] | None) -> list[str]:
     if not c:
         return []
     out = [f"#### Answer match ({c['mode']})", "", f"**{c['verdict']}** — {c['reason']}", ""]
+    if b := c.get("benchmark_rule"):  # the benchmark's own rule, beside the analyst's verdict
+        out += [f"Benchmark rule ({b['mode']}): **{b['verdict']}** — {b['reason']}", ""]
     for who, key in (("Reference", "reference_trace"), ("Answer", "trace")):
         if c.get(key):
             out += [f"{who} program trace:", ""]

@@ -135,10 +135,11 @@ def _in_table_units(program: Any) -> bool:
 
 
 def check_match(q: Any, answer: str, cfg: Any = None, mode: str | None = None) -> Match:
-    """The answer against the question's reference under `mode` (default: the benchmark's),
-    by what kind of reference it faces: a refusal first (never equal), then a single figure (in
-    the question's units), yes/no (and the figure backing it), a list, an open-ended analysis
-    (a claim-level line, no verdict) or a reference with no figure (deferred)."""
+    """The answer against the question's reference under `mode` (default `tolerance`, read as
+    a person reads; `benchmark`: the question's own rule), by what kind of reference it faces:
+    a refusal first (never equal), then a single figure (in the question's units), yes/no (and
+    the figure backing it), a list, an open-ended analysis (a claim-level line, no verdict) or a
+    reference with no figure (deferred)."""
     mode = mode_for(q) if mode == BENCHMARK else (mode or DEFAULT_MODE)
     reference = reference_for(q, mode)
     if reference is None:
