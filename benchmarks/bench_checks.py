@@ -214,7 +214,7 @@ def llm_paths(items: list[dict[str, Any]], model_name: str | None, config: str |
         q = question(item)
         got = asyncio.run(extract(cfg, model, q.text, item["answer"]))
         took["extraction"] += got.seconds
-        m = extracted_match(q, got)
+        m = extracted_match(q, got, None, item["answer"])
         extracted.append(item | {"checks": checks_label(m.verdict), "reason": m.reason})
         full = Question(item["id"], q.source, "", q.text, q.reference_answer)
         start = time.perf_counter()

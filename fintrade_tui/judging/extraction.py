@@ -19,7 +19,7 @@ from fintrade_tui.models import llm
 from fintrade_tui.models.resolve import Model
 from fintrade_tui.runs.prompts import defang
 from fintrade_tui.scoring.answer_checks import check_match
-from fintrade_tui.scoring.verdict import NO_NUMBER, REFUSED, Match
+from fintrade_tui.scoring.verdict import NO_NUMBER, REFUSED, UNFINISHED, Match
 
 KINDS = ("figure", "yes_no", "text", "refused", "none")
 SCHEMA: dict[str, Any] = {
@@ -84,9 +84,19 @@ async def extract(cfg: Config, model: Model, question: str, answer: str) -> Extr
     return Extracted("none", "", time.perf_counter() - start, error)
 
 
-def extracted_match(q: Any, extracted: Extracted, cfg: Any = None) -> Match:
-    """The rules' verdict on the extracted conclusion: a refusal is a refusal, no conclusion is
-    no answer, anything else is matched as if it were the whole answer."""
+def extracted_match(
+    q: Any, extracted: Extracted, cfg: Any = None, answer: str | None = None
+) -> Match:
+    """The rules' verdict on the extracted conclusion: what the rules read in the whole
+    `answer` first (a refusal, an answer cut before its conclusion, two final answers), then a
+    refusal is a refusal, no conclusion is no answer, and anything else is matched as if it
+    were the whole answer."""
+    if answer is not None:
+        whole = check_match(q, answer, cfg)
+        if whole.verdict in (REFUSED, UNFINISHED) or whole.reason.startswith(
+            "the answer gives two"
+        ):
+            return whole
     said = f"the model read the conclusion as {extracted.kind} '{extracted.final_answer}'"
     if extracted.kind == "refused":
         return Match(REFUSED, said + ": a refusal is never equal", "extracted", None, None)

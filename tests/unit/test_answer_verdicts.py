@@ -233,3 +233,13 @@ def test_the_extraction_path_reads_with_a_model_and_decides_by_the_rules(
     m = extracted_match(question, got)
     assert m.verdict == verdict, m.reason
     assert "the model read the conclusion as" in m.reason
+
+
+def test_the_rules_read_the_whole_answer_before_the_extracted_conclusion() -> None:
+    from fintrade_tui.judging.extraction import Extracted, extracted_match
+
+    question = q("What share?", "0.4")
+    cut = "Let me compute. " * 30 + "So the answer is 0.4, but maybe they want it rounded, so"
+    read = Extracted("figure", "0.4", 1.0)
+    assert extracted_match(question, read).verdict == "equal"  # the conclusion alone
+    assert extracted_match(question, read, None, cut).verdict == "unfinished"  # the whole answer
