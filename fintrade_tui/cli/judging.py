@@ -332,7 +332,8 @@ def report(
 
 def _judge_line(j: dict) -> str:
     where = (
-        "a local model on this machine: see docs/benchmarks.md, judge calibration"
+        "a local model on this machine: its calibration and its agreement with people are "
+        "in docs/benchmarks.md"
         if j["local"]
         else "a hosted model"
     )
