@@ -51,7 +51,9 @@ def _report(tmp_path: Path, by: str) -> dict:
                                   "started_at": datetime(2025, 1, 2, 10, 0, i % 60)})  # fmt: skip
                 runs.finish(rid, status="completed", answer=answer)
     invoke = CliRunner().invoke
-    out = invoke(main, ["--config", str(cfg), "judge", "--rescore", "--json"])
+    out = invoke(
+        main, ["--config", str(cfg), "judge", "--rescore", "--mode", "benchmark", "--json"]
+    )
     assert out.exit_code == 0, out.output
     args = ["report", "--scores", "match", "--by", by, "--resamples", "200", "--json"]
     out = invoke(main, ["--config", str(cfg), *args])
