@@ -93,12 +93,11 @@ def _sentence(text: str, a: int, b: int) -> str:
     return line if len(line) <= 100 else line[:97] + "..."
 
 
-_FINAL_LINE = re.compile(
-    r"(?im)^[\s*#>-]*(?:final\s+)?answer\s*(?:\*\*)?\s*[:：]|\\boxed\{|\bthe\s+(?:final\s+)?answer\s+is\b"
-)
 _ANSWER_TAG = re.compile(r"\bAnswer\s*:\s*")
 # an explicit final answer: a line "Answer: ..." / "**Final answer:**", or a boxed result
 _ANSWER_LINE = re.compile(r"(?im)^[\s*#>-]*(?:final\s+)?answer\s*(?:\*\*)?\s*[:：]|\\boxed\{")
+# where a final answer starts: an answer line, or "the (final) answer is"
+_FINAL_LINE = re.compile(_ANSWER_LINE.pattern + r"|\bthe\s+(?:final\s+)?answer\s+is\b")
 LONG = 80  # words: a shorter answer may end without a full stop (a span, a figure)
 
 
