@@ -160,6 +160,16 @@ class UniverseScreen(FramePaced, Screen):
         self.shown = filter_universe(self.rows, text)
         table = self.query_one("#universe-table", DataTable)
         table.clear()
+        if self.rows and not getattr(self, "_widths_set", False):
+            # widths from the data, once: a table measured on its own idle can be drawn (or
+            # screenshotted) with every column at its header's width on a busy machine
+            cells = [_cells(r) for r in self.rows]
+            widths = [max([len(name)] + [c[i].cell_len for c in cells]) for i, name in
+                      enumerate(COLUMNS)]  # fmt: skip
+            table.clear(columns=True)
+            for name, width in zip(COLUMNS, widths, strict=True):
+                table.add_column(name, width=width)
+            self._widths_set = True
         for r in self.shown:
             table.add_row(*_cells(r), key=r["ticker"])
         # the filter is what the user typed or pasted: `[/x]` or an escape sequence is shown as
