@@ -62,14 +62,14 @@ class Extracted:
 async def extract(cfg: Config, model: Model, question: str, answer: str) -> Extracted:
     """The answer's conclusion as the model copies it (kind "none" with the error when the
     model's reply is no valid JSON after the configured retries)."""
-    from fintrade_tui.judging.judge import _response_format, load_json
+    from fintrade_tui.judging.judge import load_json, response_format
 
     messages = [
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": USER.format(
             question=defang(question, "question"), answer=defang(answer[-3000:], "answer"))},
     ]  # fmt: skip
-    call = model.call().updated(**_response_format(model, SCHEMA, "conclusion"), temperature=0.0)
+    call = model.call().updated(**response_format(model, SCHEMA, "conclusion"), temperature=0.0)
     start, error = time.perf_counter(), None
     for _ in range(cfg.judging.retries + 1):
         try:

@@ -126,7 +126,8 @@ def judge_model(cfg: Config, judge: str | Model | None = None) -> Model:
     return judge if isinstance(judge, Model) else resolve(cfg, judge or cfg.judging.model)
 
 
-def _response_format(m: Model, schema: dict, name: str) -> dict[str, Any]:
+def response_format(m: Model, schema: dict, name: str) -> dict[str, Any]:
+    """A schema-constrained reply where the model honours one (judge, extraction)."""
     if m.structured:
         return {
             "response_format": {
@@ -209,7 +210,7 @@ async def _ask_valid(
 ) -> tuple[Any, list[str], str | None, list | None]:
     """Call the judge until `parse` accepts its reply: (parsed or None, raw replies, error,
     the accepted reply's token logprobs when asked for and given)."""
-    call = judge.call().updated(**_response_format(judge, schema, "judgement"), temperature=0.0)
+    call = judge.call().updated(**response_format(judge, schema, "judgement"), temperature=0.0)
     if logprobs and judge.logprobs:  # token probabilities: expected scores
         call = call.updated(logprobs=True, top_logprobs=10)
     raws: list[str] = []
