@@ -15,6 +15,7 @@ from typing import Any
 
 from fintrade_tui.errors import UserError
 from fintrade_tui.ingest.workers import pool as worker_pool
+from fintrade_tui.kill_points import stop_at
 
 NAME = re.compile(r"^(10-K|10-Q)_(\d{4}-\d{2}-\d{2})_(\d{10}-\d{2}-\d{6})\.htm$")
 
@@ -104,6 +105,7 @@ def parse_with_sections(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]
     from fintrade_tui.retrieval.filing_text import sections
 
     filing, facts = parse_filing(path)
+    stop_at("ingest.parsing", file=path.name)  # a parser (a pool worker) mid-filing
     try:
         found = sections(path, filing["form"])
     except Exception:  # edgartools on a malformed document

@@ -17,6 +17,7 @@ from fintrade_tui.fundamentals import derive, sec_pit, sources
 from fintrade_tui.ingest import filings as filing_io
 from fintrade_tui.ingest import prices as price_io
 from fintrade_tui.ingest import reconciled, reference
+from fintrade_tui.kill_points import stop_at
 from fintrade_tui.signals import compute
 from fintrade_tui.store.company import universe
 from fintrade_tui.store.db import STORE_VERSION, building
@@ -164,6 +165,7 @@ def run_ingest(cfg: Config, report: Reporter | None = None, strict: bool = False
         _insert(con, "filings", filings)
         _insert(con, "facts", facts, distinct=True)
         _insert(con, "filing_sections", section_rows)
+        stop_at("ingest.filings-written")  # the new store half written
         tick(1)
         _insert(con, "quarter_inputs", inputs)
         _insert(con, "polygon_fundamentals", poly)

@@ -15,6 +15,7 @@ import duckdb
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
 from fintrade_tui.judging.judge import JudgeInput, judge_model, judge_run, panel_run
+from fintrade_tui.kill_points import stop_at
 from fintrade_tui.models.resolve import Model, local_string
 from fintrade_tui.stats.breakdown import run_fields
 from fintrade_tui.store.db import connect
@@ -158,6 +159,7 @@ async def judge_runs(
                 j = JudgeInput(run, q, report, await common.get(q))
             score = await (panel_run if panel else judge_run)(cfg, j, judge)
         row = scores.save(score)
+        stop_at("judge.verdict-saved", run=run["id"])
         saved.append(row)
         if on_done:
             on_done(row)

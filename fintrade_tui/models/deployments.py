@@ -14,11 +14,10 @@ not wait), and a fallback to another model is exactly what a benchmark must refu
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
 from typing import Any
 
+from fintrade_tui.clock import SYSTEM, Clock
 from fintrade_tui.config import DeploymentConfig, ModelConfig
 
 WINDOW = 60.0  # seconds of a tpm window
@@ -47,9 +46,12 @@ def pool(name: str, spec: ModelConfig) -> Pool:
 
 
 class Pool:
-    """The deployments of one entry, with when each may next be called."""
+    """The deployments of one entry, with when each may next be called (in `clock` time)."""
 
-    def __init__(self, name: str, spec: ModelConfig, workers: int = 1) -> None:
+    def __init__(
+        self, name: str, spec: ModelConfig, workers: int = 1, clock: Clock = SYSTEM
+    ) -> None:
+        self.clock = clock
         self.deployments = {d.name: d for d in spec.deployments}
         self.cooldown = spec.cooldown
         self.max_tokens = spec.max_tokens
@@ -84,7 +86,8 @@ class Pool:
         self, kwargs: dict[str, Any], messages: list[dict] | None = None
     ) -> tuple[str, dict[str, Any]]:
         """Choose a deployment, wait for its turn, and return its name and call arguments."""
-        now = time.monotonic()
+        clock = self.clock
+        now = clock.monotonic()
         tokens = self.max_tokens + len(json.dumps(messages or [], default=str)) // 4
         up = [d for d in self.deployments if self.cooled[d] <= now]
         names = up or [min(self.deployments, key=lambda d: self.cooled[d])]
@@ -99,9 +102,9 @@ class Pool:
         self.spent[chosen].append((at, tokens))
         # the pace counts from when calls really went out: a busy loop that woke the previous
         # caller late must not let this one follow it closer than the interval
-        while (wait := max(at, self.sent[chosen] + self.interval[chosen]) - time.monotonic()) > 0:
-            await asyncio.sleep(wait)
-        self.sent[chosen] = time.monotonic()
+        while (wait := max(at, self.sent[chosen] + self.interval[chosen]) - clock.monotonic()) > 0:
+            await clock.asleep(wait)
+        self.sent[chosen] = clock.monotonic()
         self.next_free[chosen] = max(
             self.next_free[chosen], self.sent[chosen] + self.interval[chosen]
         )
@@ -117,7 +120,7 @@ class Pool:
         return kw | d.extra
 
     def cool_down(self, name: str) -> None:
-        self.cooled[name] = time.monotonic() + self.cooldown
+        self.cooled[name] = self.clock.monotonic() + self.cooldown
 
 
 def _key(model: str, d: DeploymentConfig) -> str | None:

@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
+from fintrade_tui.kill_points import stop_at
 from fintrade_tui.retrieval.chunks import Chunk
 
 TRACKS = ("filing", "market")
@@ -303,6 +304,7 @@ class Index:
                 found, f, f["company"], r.parent_tokens, r.child_tokens, r.overlap_tokens
             )
             tick(1)
+        stop_at("index.chunked")  # chunked, nothing embedded or written yet
         market = list(market_track.market_chunks(con, tickers=tickers, since=r.market_since))
         old_market: dict[str, str] = old.get("market", {})
         market_new = [c for c in market if old_market.get(c.id) != _hash(c.embed_text)]
@@ -325,6 +327,7 @@ class Index:
         self._replace(
             db, "filing", dim, changed_acc, "accession", new_chunks, vectors[: len(new_chunks)]
         )
+        stop_at("index.filing-rows-written", filings=len(stale))  # rows not in the manifest
         self._replace(
             db,
             "market",
@@ -356,6 +359,7 @@ class Index:
         # last, and atomically: a crash or a kill before this means "embed those again"
         tmp = self.manifest_path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(manifest))
+        stop_at("index.manifest-staged")  # tables and text index built, manifest not swapped
         os.replace(tmp, self.manifest_path)
         return s
 

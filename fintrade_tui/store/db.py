@@ -11,6 +11,7 @@ from pathlib import Path
 import duckdb
 
 from fintrade_tui.errors import UserError
+from fintrade_tui.kill_points import stop_at
 
 # The store's format: a store another version built is rebuilt, not misread.
 STORE_VERSION = "3"  # 2: sec_pit rows, quality findings, reconciliation, ranked sources;
@@ -82,6 +83,7 @@ def building(path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
         yield con
         con.execute("CHECKPOINT")
         con.close()
+        stop_at("ingest.store-built")  # complete and closed, not yet swapped in
         os.replace(tmp, path)
         Path(f"{path}.wal").unlink(missing_ok=True)
     except BaseException:

@@ -17,7 +17,6 @@ import fcntl
 import os
 import random
 import threading
-import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -26,13 +25,16 @@ from typing import Any
 
 import duckdb
 
+from fintrade_tui.clock import SYSTEM, Clock
 from fintrade_tui.errors import UserError
+from fintrade_tui.kill_points import stop_at
 
 IDLE = 0.05  # seconds without a statement before the file is let go
 MAX_HOLD = 0.25  # seconds a busy process keeps the file before it lets others in
 YIELD = 0.03  # how long it then stays away (a waiter polls at most every 10 ms)
 DEFAULT_WAIT = 60.0  # seconds a statement waits for the file (config: workspace_wait)
 
+Prepare = Callable[[duckdb.DuckDBPyConnection], None]  # the schema, on the first write open
 _READS = ("SELECT", "WITH", "FROM", "DESCRIBE", "SHOW", "PRAGMA", "EXPLAIN", "SUMMARIZE")
 _BEGINS = ("BEGIN", "START")
 _ENDS = ("COMMIT", "ROLLBACK", "END", "ABORT")
@@ -57,16 +59,18 @@ def file_stamp(path: Path) -> tuple[int, ...]:
 
 class Gate:
     """One process's access to one workspace file: the lock file, the open connection (if any),
-    and when to let it go. Statements of all threads pass here one at a time."""
+    and when to let it go, in `clock` time. Statements of all threads pass here one at a time."""
 
-    def __init__(self, path: Path, prepare: Callable[[duckdb.DuckDBPyConnection], None]) -> None:
+    def __init__(self, path: Path, prepare: Prepare, clock: Clock = SYSTEM) -> None:
         self.path = path
+        self.clock = clock
         self.prepare = prepare  # schema and migrations, run on the first read-write open
         self.prepared = False
         self.wait = DEFAULT_WAIT
         self.lock = threading.RLock()
         self.con: duckdb.DuckDBPyConnection | None = None
         self.writing = False
+        self.committed = False  # a transaction committed since the file was opened
         self.pins = 0  # open transactions and registrations: the file stays held
         self.users = 0  # open SharedConnections; the last one closing lets the file go
         self.opened_at = 0.0
@@ -108,7 +112,7 @@ class Gate:
 
     def _used(self) -> None:
         """After a statement: a file held past MAX_HOLD is let go for others (YIELD s)."""
-        self.last_used = time.monotonic()
+        self.last_used = self.clock.monotonic()
         if not self.pins and self.last_used - self.opened_at > MAX_HOLD:
             self.release(away=YIELD)
 
@@ -122,28 +126,31 @@ class Gate:
                 if self.writing:  # still under the lock: this stamp is our own writing's
                     self.own_stamp = file_stamp(self.path)
                     self.own_run.append(self.own_stamp)
+                if self.committed:  # the close checkpointed the commit into the file
+                    self.committed = False
+                    stop_at("workspace.checkpointed")  # the lock file still held
             if self._fd is not None:
                 fcntl.flock(self._fd, fcntl.LOCK_UN)
                 os.close(self._fd)
                 self._fd = None
-            self.away_until = time.monotonic() + away if away else 0.0
+            self.away_until = self.clock.monotonic() + away if away else 0.0
 
     def _hold(self, write: bool) -> None:
         if self.con is not None and (self.writing or not write):
             return
         if self.con is not None:  # open to read, a write comes: reopen read-write
             self.release()
-        pause = self.away_until - time.monotonic()
+        pause = self.away_until - self.clock.monotonic()
         if pause > 0:
-            time.sleep(pause)
+            self.clock.sleep(pause)
         if not self.prepared or not self.path.exists():
             write = True  # the first open brings the schema up to date
-        began = time.monotonic()
+        began = self.clock.monotonic()
         deadline = began + self.wait
         self._fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
             self._lock_file(write, deadline)
-            self.waited += time.monotonic() - began
+            self.waited += self.clock.monotonic() - began
             if write and (before := file_stamp(self.path)) != self.own_stamp:
                 self.own_run.clear()  # another process wrote since our last write
                 self.own_run.append(before)
@@ -152,7 +159,7 @@ class Gate:
             self.release()
             raise
         self.writing = write
-        self.opened_at = time.monotonic()
+        self.opened_at = self.clock.monotonic()
         if write and not self.prepared:
             self.prepare(self.con)
             self.prepared = True
@@ -167,7 +174,7 @@ class Gate:
                 return
             except BlockingIOError:
                 self._busy(deadline, "another fintrade-tui process is using it")
-            time.sleep(delay * random.uniform(0.5, 1.0))
+            self.clock.sleep(delay * random.uniform(0.5, 1.0))
             delay = min(delay * 2, 0.01)
 
     def _connect(self, write: bool, deadline: float) -> duckdb.DuckDBPyConnection:
@@ -182,11 +189,11 @@ class Gate:
                         str(self.path), f"cannot open the workspace ({first})", "check the file"
                     ) from None
                 self._busy(deadline, f"another program holds it: {first}")
-            time.sleep(delay)
+            self.clock.sleep(delay)
             delay = min(delay * 2, 0.2)
 
     def _busy(self, deadline: float, why: str) -> None:
-        if time.monotonic() >= deadline:
+        if self.clock.monotonic() >= deadline:
             raise UserError(
                 str(self.path),
                 f"the workspace stayed busy for {self.wait:g} s ({why})",
@@ -201,13 +208,13 @@ class Gate:
 
     def _reap(self) -> None:
         while True:
-            time.sleep(IDLE / 2)
+            self.clock.sleep(IDLE / 2)
             if not self.lock.acquire(blocking=False):
                 continue
             try:
                 if self.con is None:
                     return
-                if not self.pins and time.monotonic() - self.last_used >= IDLE:
+                if not self.pins and self.clock.monotonic() - self.last_used >= IDLE:
                     self.release()
                     return
             finally:
@@ -218,7 +225,7 @@ _gates: dict[tuple[int, str], Gate] = {}
 _gates_lock = threading.Lock()
 
 
-def gate(path: Path, prepare: Callable[[duckdb.DuckDBPyConnection], None]) -> Gate:
+def gate(path: Path, prepare: Prepare) -> Gate:
     """This process's gate to `path` (one per file, so its threads queue in one place)."""
     key = (os.getpid(), str(path.resolve()))
     with _gates_lock:
@@ -270,9 +277,14 @@ class SharedConnection:
             self._pin()
             self._in_transaction = True
         if self._real is not None:
+            if verb == "COMMIT":
+                stop_at("workspace.before-commit")  # the transaction's rows in, uncommitted
             try:
                 self._real.execute(sql, params)
                 self._take(self._real)
+                if verb == "COMMIT":
+                    self._gate.committed = True
+                    stop_at("workspace.committed")  # in the WAL, not yet in the file
             finally:
                 if verb in _ENDS:
                     self._in_transaction = False

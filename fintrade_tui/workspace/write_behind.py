@@ -9,13 +9,14 @@ record, so resuming the batch runs them again (at most `DELAY` seconds of work).
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from contextlib import suppress
 from typing import Any
 
 import duckdb
 
+from fintrade_tui.clock import SYSTEM, Clock
+from fintrade_tui.kill_points import stop_at
 from fintrade_tui.workspace.run_records import (
     COMPLETED,
     RUNNING,
@@ -39,11 +40,13 @@ class BufferedRunStore(RunStore):
         con: duckdb.DuckDBPyConnection,
         delay: float = DELAY,
         on_written: Callable[[list[str]], None] | None = None,
+        clock: Clock = SYSTEM,
     ) -> None:
         """`on_written(run_ids)` is called after each group commits, with the runs whose end it
-        stored (progress that never runs ahead of what is stored)."""
+        stored (progress that never runs ahead of what is stored). `clock` times the groups."""
         super().__init__(con)
         self.delay = delay
+        self.clock = clock
         self.on_written = on_written
         self._buffer = threading.Lock()
         self._flushing = threading.Lock()  # one group at a time, in order (an update after
@@ -76,7 +79,7 @@ class BufferedRunStore(RunStore):
 
     def _mark(self) -> None:
         if not self._new and not self._updates:
-            self._since = time.monotonic()
+            self._since = self.clock.monotonic()
 
     def flush(self) -> None:
         """Write everything waiting, in one transaction (kept waiting if that fails)."""
@@ -92,9 +95,11 @@ class BufferedRunStore(RunStore):
                 with self._buffer:
                     self._new, self._updates = new | self._new, updates + self._updates
                 raise
-            if self.on_written:  # the runs whose end (not just their start) is now stored
-                ended = [rid for rid, row in new.items() if row.get("status") != RUNNING]
-                ended += [rid for rid, f in updates if f.get("status", RUNNING) != RUNNING]
+            # the runs whose end (not just their start) is now stored
+            ended = [rid for rid, row in new.items() if row.get("status") != RUNNING]
+            ended += [rid for rid, f in updates if f.get("status", RUNNING) != RUNNING]
+            stop_at("runs.ended-stored", count=len(ended))
+            if self.on_written:
                 self.on_written(ended)
 
     def _write(self, new: list[dict[str, Any]], updates: list[tuple[str, dict]]) -> None:
@@ -110,9 +115,10 @@ class BufferedRunStore(RunStore):
                 update_run(cur, run_id, fields)
 
     def _tick(self) -> None:
-        while not self._closing.wait(self.delay / 4):
+        while not self.clock.wait(self._closing, self.delay / 4):
             with self._buffer:
-                due = (self._new or self._updates) and time.monotonic() - self._since >= self.delay
+                waited = self.clock.monotonic() - self._since
+                due = (self._new or self._updates) and waited >= self.delay
             if due:  # a failure keeps the rows waiting: the next flush (or close) raises it
                 with suppress(Exception):
                     self.flush()

@@ -1,19 +1,22 @@
 """Deployments of one registry entry (no Ray): each call paced to its deployment's rpm and
 tpm, a worker's share of a split limit, a failing deployment cooled down and another one
 answering, the answering deployment recorded, keys only from the environment, and a fallback
-to another model refused."""
+to another model refused. Pacing runs in fake time (tests/clock.py): what is asserted is when
+the pool let each call go."""
 
 from __future__ import annotations
 
 import asyncio
-import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from pytest import approx
 
 from fintrade_tui.config import Config, DeploymentConfig, ModelConfig
 from fintrade_tui.errors import UserError
 from fintrade_tui.models import deployments, llm
 from fintrade_tui.models.resolve import Model, resolve
+from tests.clock import FakeClock
 
 
 def _entry(**kw) -> ModelConfig:
@@ -28,37 +31,64 @@ def _entry(**kw) -> ModelConfig:
     return ModelConfig(model="openai/gpt-4o-mini", deployments=deps, **kw)
 
 
-async def _times(pool: deployments.Pool, n: int) -> list[tuple[str, float]]:
-    t0 = time.monotonic()
+def _grants(clock: FakeClock, pool: deployments.Pool, n: int) -> list[tuple[str, float]]:
+    """n concurrent calls: the deployment each was given and when (seconds of fake time from
+    the start; the clock jumps whenever every call waits)."""
+    t0 = clock.monotonic()
 
     async def one() -> tuple[str, float]:
         name, _ = await pool.acquire({"model": "m"}, [])
-        return name, time.monotonic() - t0
+        return name, clock.monotonic() - t0
 
-    return await asyncio.gather(*(one() for _ in range(n)))
+    async def all_calls() -> list[tuple[str, float]]:
+        return await asyncio.gather(*(one() for _ in range(n)))
+
+    return clock.run(all_calls())
+
+
+def _by_deployment(got: list[tuple[str, float]]) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {}
+    for name, t in got:
+        out.setdefault(name, []).append(t)
+    return {name: sorted(ts) for name, ts in out.items()}
 
 
 def test_each_deployment_is_paced_to_its_rpm_and_a_worker_gets_its_share() -> None:
-    # 600 rpm = one call per 0.1 s per deployment; 8 calls over two deployments: 4 each
-    got = asyncio.run(_times(deployments.Pool("m", _entry()), 8))
-    for name in "ab":
-        ts = sorted(t for n, t in got if n == name)
-        assert len(ts) == 4
-        gaps = [b - a for a, b in zip(ts, ts[1:], strict=False)]
-        assert min(gaps) >= 0.09, gaps  # never faster than rpm allows
-    assert max(t for _, t in got) < 0.6
+    # 600 rpm = one call per 0.1 s per deployment; 8 calls over two deployments: 4 each, at
+    # the pace exactly (never faster, and no slower: the pool spreads them over both)
+    clock = FakeClock()
+    got = _by_deployment(_grants(clock, deployments.Pool("m", _entry(), clock=clock), 8))
+    assert got == {name: approx([0.0, 0.1, 0.2, 0.3], abs=1e-9) for name in "ab"}
     # one of 3 workers: a third of the limit, one call per 0.3 s per deployment
-    got = asyncio.run(_times(deployments.Pool("m", _entry(), workers=3), 4))
-    ts = sorted(t for n, t in got if n == "a")
-    assert ts[1] - ts[0] >= 0.29
+    clock = FakeClock()
+    got = _by_deployment(_grants(clock, deployments.Pool("m", _entry(), 3, clock=clock), 4))
+    assert got == {name: approx([0.0, 0.3], abs=1e-9) for name in "ab"}
 
 
 def test_tpm_holds_calls_until_the_window_has_room() -> None:
+    clock = FakeClock()
     deps = [DeploymentConfig(name="only", tpm=250)]
-    pool = deployments.Pool("m", _entry(deps=deps, max_tokens=100))
-    pool.spent["only"] = [(time.monotonic() - 59.8, 200)]  # 200 tokens spent 59.8 s ago
-    got = asyncio.run(_times(pool, 1))
-    assert 0.15 <= got[0][1] < 1.0  # waited for the old spend to leave the window
+    pool = deployments.Pool("m", _entry(deps=deps, max_tokens=100), clock=clock)
+    pool.spent["only"] = [(clock.monotonic() - 59.8, 200)]  # 200 tokens spent 59.8 s ago
+    # a call counts 100 tokens: the first waits for the old spend to leave the window, two
+    # fit in it then, and the third waits for the first of them to leave in turn
+    got = _grants(clock, pool, 3)
+    assert sorted(t for _, t in got) == approx([0.2, 0.2, 60.2], abs=1e-9)
+
+
+def test_a_cooling_deployment_is_left_out_until_its_cooldown_ends() -> None:
+    clock = FakeClock()
+    pool = deployments.Pool("m", _entry(cooldown=30), clock=clock)
+    pool.cool_down("a")
+    assert pool.cooled["a"] == clock.monotonic() + 30
+    assert _by_deployment(_grants(clock, pool, 3)) == {"b": approx([0.0, 0.1, 0.2], abs=1e-9)}
+    clock.advance(30)
+    assert {name for name, _ in _grants(clock, pool, 2)} == {"a", "b"}  # back
+    # every deployment cooling: the call waits for the one back soonest
+    pool.cool_down("a")
+    clock.advance(20)
+    pool.cool_down("b")  # back 30 s from now, "a" 10 s from now
+    assert _grants(clock, pool, 1) == [("a", approx(10.0, abs=1e-9))]
 
 
 def test_a_failing_deployment_cools_down_and_the_other_answers(tmp_path) -> None:
@@ -75,9 +105,13 @@ def test_a_failing_deployment_cools_down_and_the_other_answers(tmp_path) -> None
     ]
     cfg = Config(models={"m": _entry(deps=deps, cooldown=60)}, workspace=tmp_path / "w.duckdb")
     deployments.set_share(1)
-    call = resolve(cfg, "m").call()
-    pool = call.pool
-    pool.next_free["up"] = time.monotonic() + 0.05  # "down" is chosen first
+    resolved = resolve(cfg, "m").call()
+    assert resolved.pool is deployments.pool("m", cfg.models["m"])  # the process's pool
+    clock = FakeClock()
+    pool = deployments.Pool("m", cfg.models["m"], clock=clock)
+    call = llm.Call(resolved.kwargs, pool)
+    t0 = clock.monotonic()
+    pool.next_free["up"] = t0 + 0.05  # "down" is chosen first
 
     async def ask() -> tuple[str, llm.Usage]:
         usage = llm.Usage()
@@ -89,9 +123,15 @@ def test_a_failing_deployment_cools_down_and_the_other_answers(tmp_path) -> None
         ]
         return "".join(parts), usage
 
-    text, usage = asyncio.run(ask())
+    with ThreadPoolExecutor(1) as thread:  # litellm's own loop; the test moves the clock
+        answer = thread.submit(asyncio.run, ask())
+        clock.until_waiting(1)  # the retry waits for "up"'s turn: "down" is cooling
+        assert pool.sent["down"] == t0 and pool.cooled["down"] == t0 + 60
+        assert not answer.done()
+        clock.advance(0.05)
+        text, usage = answer.result(timeout=120)
     assert text == "fine" and usage.deployment == "up" and usage.retries == 1
-    assert pool.cooled["down"] > time.monotonic() + 50
+    assert pool.sent["up"] == approx(t0 + 0.05, abs=1e-9)  # up's turn honoured
 
 
 def test_keys_come_from_the_environment_and_fallbacks_are_refused(monkeypatch) -> None:

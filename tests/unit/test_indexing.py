@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import sys
 import time
 from datetime import date
@@ -15,9 +12,11 @@ import pytest
 
 from fintrade_tui.config import Config, load_config
 from fintrade_tui.retrieval import indexing
-from fintrade_tui.retrieval.index import Index
+from fintrade_tui.retrieval.index import TABLE, Index, writer_lock
 from fintrade_tui.retrieval.indexing import ensure_index
+from tests.clock import wait_until
 from tests.conftest import needs_bundle, write_config
+from tests.reliability.kill_harness import run_until_stopped
 
 pytestmark = needs_bundle
 # few, long children: MiniLM reads 384 tokens of each, so a filing embeds in a second or two
@@ -29,9 +28,11 @@ def _cfg(built_store: Config, folder: Path) -> Config:
     return load_config(write_config(folder, built_store.bundle, built_store.store, extra))
 
 
-def _rows(cfg: Config) -> dict[str, int]:
-    """Indexed filing chunks per accession, read from LanceDB itself."""
-    tbl = Index(cfg).open_table("filing")
+def _rows(cfg: Config, newest: bool = False) -> dict[str, int]:
+    """Indexed filing chunks per accession, read from LanceDB itself: as the manifest
+    committed the table, or (`newest`) with what a build wrote after it."""
+    index = Index(cfg)
+    tbl = index.db().open_table(TABLE["filing"]) if newest else index.open_table("filing")
     accs = tbl.search().select(["accession"]).limit(tbl.count_rows() or 1).to_arrow()
     out: dict[str, int] = {}
     for a in accs.column("accession").to_pylist():
@@ -88,40 +89,28 @@ def test_coverage_note_names_what_retrieval_could_not_see(built_store, con, tmp_
 
 
 KILLED = """
-import sys, time
+import sys
 from fintrade_tui.config import load_config
 from fintrade_tui.retrieval import indexing
-cfg = load_config(sys.argv[1])
-bg = indexing.background(cfg)
+bg = indexing.background(load_config(sys.argv[1]))
 bg.add(["TSLA"])
-t0 = time.time()
-while bg.status.done < 2 and not bg.status.error and time.time() - t0 < 300:
-    time.sleep(0.05)
-print("two filings done" if bg.status.done >= 2 else f"failed: {bg.status.error}", flush=True)
-time.sleep(600)
+bg.wait(300)  # stops itself at its third filing, before this returns
+print(f"indexed {bg.status.done} filings without stopping: {bg.status.error}", flush=True)
 """
 
 
 def test_a_killed_background_indexer_resumes_where_it_stopped(built_store, con, tmp_path) -> None:
-    """SIGKILL mid-way: every filing the manifest lists is whole in LanceDB, and a new start
-    indexes only the rest."""
+    """SIGKILL mid-way through the third filing (its rows written, the manifest not yet):
+    every filing the manifest lists is whole in LanceDB, and a new start indexes only the
+    rest."""
     cfg = _cfg(built_store, tmp_path)
-    proc = subprocess.Popen(
-        [sys.executable, "-c", KILLED, str(cfg.source_file)],
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=Path(__file__).resolve().parents[2],
-    )
-    try:
-        assert proc.stdout is not None
-        assert proc.stdout.readline().strip() == "two filings done"
-        time.sleep(1.0)  # most likely mid-way through the third filing
-    finally:
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
+    third = "index.filing-rows-written:3"  # each filing is a build of its own
+    out = run_until_stopped([str(cfg.source_file)], third, program=[sys.executable, "-c", KILLED])
+    assert out.killed and out.survivors == []
     listed = set(Index(cfg).manifest()["filings"])
     rows = _rows(cfg)
-    assert len(listed) >= 2 and listed <= set(rows)  # nothing listed is missing from LanceDB
+    assert len(listed) == 2 and listed <= set(rows)  # nothing listed is missing from LanceDB
+    assert len(set(_rows(cfg, newest=True)) - listed) == 1  # the third's rows, not listed
     everything = [
         a
         for a, _, _ in con.execute(
@@ -147,13 +136,12 @@ def test_a_paused_or_stopped_indexer_writes_no_part_of_a_filing(
     cfg = _cfg(built_store, tmp_path)
     bg = indexing.background(cfg)
     bg.add(["ADSK"])
-    while bg.status.done < 1 and bg.status.running:
-        time.sleep(0.02)
+    wait_until(lambda: bg.status.done >= 1 or not bg.status.running, timeout=300)
     if stage == "pause":
         indexing.pause_background()
-        time.sleep(3)
-        held = dict(_rows(cfg))
-        time.sleep(2)
+        with writer_lock(cfg.retrieval.index):  # taken once the filing in hand is dropped
+            held = dict(_rows(cfg))
+        time.sleep(2)  # the subject: a paused indexer writes nothing for as long as it lasts
         assert _rows(cfg) == held  # nothing is written while a model answers
         indexing.resume_background()
         assert bg.wait(300)

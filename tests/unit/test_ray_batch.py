@@ -12,8 +12,9 @@ import json
 import os
 import shutil
 import sys
-import time
+from collections import Counter
 from dataclasses import replace
+from itertools import pairwise
 from pathlib import Path
 
 import duckdb
@@ -23,6 +24,7 @@ from fintrade_tui.config import Config, DeploymentConfig, ModelConfig
 from fintrade_tui.runs.runner import Runner, RunSpec
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.run_records import RunStore
+from tests.clock import wait_until
 from tests.conftest import ROOT, needs_bundle
 
 ray = pytest.importorskip("ray")
@@ -40,7 +42,7 @@ def _hash(messages: list) -> str:
 def _setup() -> None:
     """Runs in each Ray worker (pickled by value): the scripted provider `scripted/...`
     fails when the prompt's hash is listed in $FINTRADE_TEST_DIR/faults, logs every call
-    (time, api_base, hash) to calls.jsonl, and answers with the api_base that it saw."""
+    (api_base, hash) to calls.jsonl, and answers with the api_base that it saw."""
     from litellm import CustomLLM
 
     from fintrade_tui.models import llm as gateway
@@ -54,7 +56,7 @@ def _setup() -> None:
 
             h = _hash(messages)
             with open(folder / "calls.jsonl", "a") as f:
-                f.write(json.dumps({"t": time.time(), "base": api_base, "hash": h}) + "\n")
+                f.write(json.dumps({"base": api_base, "hash": h}) + "\n")
             faults = folder / "faults"
             if faults.exists() and h in faults.read_text().split():
                 raise litellm.BadRequestError("scripted fault", model, "scripted")
@@ -63,6 +65,29 @@ def _setup() -> None:
 
     gateway.litellm()
     providers.register_provider("scripted", Scripted())
+
+
+def _setup_logging_grants() -> None:
+    """`_setup`, and each deployment a worker's pool grants logged to grants.jsonl: the
+    worker's pid, the deployment, when the pool let the call go (`Pool.sent`, read from the
+    pool itself: no client latency in it) and the pool's interval."""
+    from fintrade_tui.models import deployments
+
+    _setup()
+    if getattr(deployments.Pool.acquire, "logs_grants", False):
+        return
+    folder = Path(os.environ["FINTRADE_TEST_DIR"])
+    acquire = deployments.Pool.acquire
+
+    async def logged(self, kwargs, messages=None):
+        name, kw = await acquire(self, kwargs, messages)
+        grant = {"pid": os.getpid(), "deployment": name, "sent": self.sent[name]}
+        with open(folder / "grants.jsonl", "a") as f:
+            f.write(json.dumps(grant | {"interval": self.interval[name]}) + "\n")
+        return name, kw
+
+    logged.logs_grants = True  # type: ignore[attr-defined]
+    deployments.Pool.acquire = logged
 
 
 @pytest.fixture(scope="module")
@@ -122,11 +147,11 @@ def _specs(cfg: Config, questions: list, batch: str = "b") -> list[RunSpec]:
     ]
 
 
-def _ray(cfg: Config, specs: list[RunSpec], **kw) -> dict:
+def _ray(cfg: Config, specs: list[RunSpec], setup=_setup, **kw) -> dict:
     from fintrade_tui.runs.ray_engine import run_ray
 
     with open_workspace(cfg.workspace) as ws:
-        return run_ray(Runner(cfg, RunStore(ws)), specs, setup=_setup, **kw)
+        return run_ray(Runner(cfg, RunStore(ws)), specs, setup=setup, **kw)
 
 
 def _rows(ws_path: Path, batch: str = "b") -> list[dict]:
@@ -136,8 +161,8 @@ def _rows(ws_path: Path, batch: str = "b") -> list[dict]:
         return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
 
 
-def _calls(folder: Path) -> list[dict]:
-    path = folder / "calls.jsonl"
+def _calls(folder: Path, name: str = "calls.jsonl") -> list[dict]:
+    path = folder / name
     return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
 
 
@@ -230,14 +255,14 @@ def test_a_sigkilled_driver_resumes_without_loss_or_duplicates(
     env = os.environ | {"PYTHONUNBUFFERED": "1"}
     runs_dir = batch_dir(tmp_path / "ws.duckdb", "kill") / "runs"
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    deadline = time.monotonic() + 240  # a loaded machine starts Ray workers slowly
-    while time.monotonic() < deadline and proc.poll() is None:
-        if len(list(runs_dir.glob("*.parquet"))) >= 2:  # some shards written, others running
-            break
-        time.sleep(0.05)
-    assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
+    try:  # some shards written, others running (a loaded machine starts Ray workers slowly)
+        wait_until(
+            lambda: proc.poll() is not None or len(list(runs_dir.glob("*.parquet"))) >= 2, 240
+        )
+        assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
     # written: waiting in runs/, or already landed by the driver and moved to loaded/ (Ray may
     # write the last shards in one burst: the driver can have landed them all before the kill)
     written = sum(len(list(runs_dir.parent.glob(f"{d}/*.parquet"))) for d in ("runs", "loaded"))
@@ -268,30 +293,46 @@ def test_a_sigkilled_driver_resumes_without_loss_or_duplicates(
 def test_deployment_limits_hold_across_two_workers(
     base: Config, cluster: Path, questions: list, tmp_path: Path
 ) -> None:
-    rpm = 120  # per deployment: two calls a second in all, so two workers get one per s
+    rpm = 120  # per deployment: two calls a second in all, so each of two workers gets one
     deps = [DeploymentConfig(name=n, api_base=f"http://{n}.invalid", rpm=rpm) for n in ("d1", "d2")]
     cfg = _cfg(base, tmp_path, paced=ModelConfig(model="scripted/paced", deployments=deps))
     specs = [RunSpec(q, c, "paced", "L5", 1, "b") for q in questions for c in CONDITIONS[:4]]
-    (cluster / "calls.jsonl").unlink(missing_ok=True)
-    out = _ray(cfg, specs)
+    for log in ("calls.jsonl", "grants.jsonl"):
+        (cluster / log).unlink(missing_ok=True)
+    import ray.data
+
+    data = ray.data.DataContext.get_current()
+    before, data.wait_for_min_actors_s = data.wait_for_min_actors_s, 600
+    try:  # both workers up before the shards are handed out: each gets one
+        out = _ray(cfg, specs, setup=_setup_logging_grants)
+    finally:
+        data.wait_for_min_actors_s = before
     assert out["status_completed"] == 12 and out["workers"] == 2
-    calls = _calls(cluster)
-    assert len(calls) == 12
+    grants = _calls(cluster, "grants.jsonl")
+    assert len(grants) == 12
+    workers = {g["pid"] for g in grants}
+    assert len(workers) == 2  # both workers ran
+    assert {g["interval"] for g in grants} == {60 * 2 / rpm}  # each paced to half the rpm
     for name in ("d1", "d2"):
-        times = sorted(c["t"] for c in calls if c["base"] == f"http://{name}.invalid")
-        assert len(times) >= 2
-        # any run of consecutive calls: at most rpm/60 per second, plus one per worker. The
-        # pace holds where calls leave the pool; the provider sees them after the client's
-        # latency, which varies (a process's first litellm call takes ~0.6 s), hence the slack.
-        slack = 0.75
-        for i in range(len(times)):
-            for j in range(i + 1, len(times)):
-                allowed = (times[j] - times[i] + slack) * rpm / 60 + 2
-                assert j - i + 1 <= allowed, (name, times)
-        # 3 calls per worker at one a second: unpaced, all 12 would land within ~0.1 s
-        assert times[-1] - times[0] >= 2 * 60 * 2 / rpm - slack, (name, times)
+        for pid in workers:  # one worker's calls to one deployment: one per interval at most
+            sent = sorted(g["sent"] for g in grants if (g["pid"], g["deployment"]) == (pid, name))
+            assert len(sent) >= 2, grants
+            assert all(b >= a + 60 * 2 / rpm for a, b in pairwise(sent)), (name, sent)
+        # both workers together: any run of consecutive calls at most rpm/60 a second, plus
+        # one per worker (the clock is the machine's: Ray's workers share it)
+        sent = sorted(g["sent"] for g in grants if g["deployment"] == name)
+        for i in range(len(sent)):
+            for j in range(i + 1, len(sent)):
+                assert j - i + 1 <= (sent[j] - sent[i] + 1e-9) * rpm / 60 + 2, (name, sent)
+    # each grant reached the provider at the granted deployment's endpoint
+    seen = Counter(c["base"] for c in _calls(cluster))
+    assert seen == Counter(f"http://{g['deployment']}.invalid" for g in grants)
     rows = _rows(cfg.workspace)
     assert len(rows) == 12
     for r in rows:  # the recorded deployment is the endpoint the provider saw
         assert r["deployment"] in ("d1", "d2")
         assert r["answer"].endswith(f"via http://{r['deployment']}.invalid")
+    # and the one the pool granted, in the worker that ran it
+    assert Counter((r["pid"], r["deployment"]) for r in rows) == Counter(
+        (g["pid"], g["deployment"]) for g in grants
+    )

@@ -47,8 +47,8 @@ class _Faulty:
                 for i, word in enumerate(ANSWER.split()):
                     if kind == "cut" and i == 3:
                         raise litellm.APIConnectionError("connection reset", "faulty", model)
-                    if kind == "slow":
-                        await asyncio.sleep(0.2)
+                    if kind == "slow" and i == 2:  # stalls until cancelled (timeout, Ctrl-C)
+                        await asyncio.Event().wait()
                     yield providers.stream_chunk(word + " ")
                 yield providers.stream_chunk("", finished=True)
 

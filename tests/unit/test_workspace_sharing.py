@@ -5,29 +5,34 @@ another process's runs from this one's own."""
 
 from __future__ import annotations
 
+import fcntl
+import os
 import subprocess
 import sys
 import textwrap
-import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.workspace import sharing
+from fintrade_tui.workspace import connection, sharing
 from fintrade_tui.workspace.connection import open_workspace
+from fintrade_tui.workspace.run_records import RunStore
 from fintrade_tui.workspace.watch import WorkspaceWatch
+from tests.clock import FakeClock
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _child(code: str, *args: str) -> subprocess.Popen:
     """A second process using the workspace through the same code."""
-    script = "import sys, time\nfrom pathlib import Path\n" + textwrap.dedent(code)
+    script = "import sys\nfrom pathlib import Path\n" + textwrap.dedent(code)
     return subprocess.Popen(
         [sys.executable, "-c", script, *args],
         cwd=ROOT,
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -53,16 +58,44 @@ def _ready(path: Path) -> None:
         ws.execute("CREATE TABLE IF NOT EXISTS t (who VARCHAR, n INTEGER)")
 
 
+def _open(path: Path, clock: FakeClock) -> sharing.SharedConnection:
+    """`open_workspace` on a gate of its own that keeps `clock`'s time."""
+    return sharing.SharedConnection(sharing.Gate(path, connection._prepare, clock))
+
+
+def _let_go(ws: sharing.SharedConnection, clock: FakeClock) -> None:
+    """Leave the workspace idle past IDLE, as the explorer does between statements: the
+    gate's reaper lets the file go."""
+    g = ws._gate
+    clock.until_waiting(1)  # the reaper waits for its next look
+    clock.advance(sharing.IDLE * 2)
+    g._reaper.join(120)
+    assert g.con is None and not _locked(g.path)
+
+
+def _locked(path: Path) -> bool:
+    """Does anyone hold the workspace's lock file (as another process would find it)?"""
+    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
 def test_two_processes_write_at_once_while_a_third_keeps_it_open(tmp_path: Path) -> None:
     path = tmp_path / "ws.duckdb"
     _ready(path)
     holder = open_workspace(path)  # kept open the whole time, reading, like the explorer
     writers = [_child(WRITER, str(path), who, "150") for who in ("a", "b")]
     seen = []
-    while any(w.poll() is None for w in writers):
+    while any(w.poll() is None for w in writers):  # reading as often as it can
         (n,) = holder.execute("SELECT count(*) FROM t").fetchone()
         seen.append(n)
-        time.sleep(0.02)
     for w in writers:
         out, err = w.communicate()
         assert w.returncode == 0, err
@@ -77,9 +110,16 @@ def test_two_processes_write_at_once_while_a_third_keeps_it_open(tmp_path: Path)
 def test_an_open_but_idle_connection_lets_a_plain_duckdb_process_in(tmp_path: Path) -> None:
     path = tmp_path / "ws.duckdb"
     _ready(path)
-    holder = open_workspace(path)
+    clock = FakeClock()
+    holder = _open(path, clock)
     holder.execute("INSERT INTO t VALUES ('me', 1)")
-    time.sleep(sharing.IDLE * 3)
+    clock.until_waiting(1)  # the reaper
+    clock.advance(sharing.IDLE / 2)
+    clock.until_waiting(1)  # it looked: not idle long enough yet
+    assert holder._gate.con is not None and _locked(path)
+    clock.advance(sharing.IDLE)
+    holder._gate._reaper.join(120)
+    assert holder._gate.con is None and not _locked(path)  # let go, though still "open"
     con = duckdb.connect(str(path))  # fails with "Conflicting lock" if the file were held
     try:
         assert con.execute("SELECT count(*) FROM t").fetchone() == (1,)
@@ -119,7 +159,7 @@ def test_a_workspace_busy_past_the_wait_is_one_line_naming_the_setting(tmp_path:
         cur.execute("BEGIN")
         cur.execute("INSERT INTO t VALUES ('hog', 1)")
         print("holding", flush=True)
-        time.sleep(5)
+        sys.stdin.readline()  # until the test is done (it kills this process)
         cur.execute("COMMIT")
         """,
         str(path),
@@ -127,9 +167,20 @@ def test_a_workspace_busy_past_the_wait_is_one_line_naming_the_setting(tmp_path:
     assert hog.stdout.readline().strip() == "holding"
     before = sharing.DEFAULT_WAIT
     sharing.set_wait(0.5)
+    clock = FakeClock()
     try:
-        with open_workspace(path) as ws, pytest.raises(UserError) as err:
-            ws.execute("SELECT count(*) FROM t")
+        ws = _open(path, clock)  # made after set_wait: waits 0.5 s
+        with ThreadPoolExecutor(1) as thread:
+            statement = thread.submit(ws.execute, "SELECT count(*) FROM t")
+            for _ in range(4):  # 0.4 s: still retrying
+                clock.until_waiting(1)
+                clock.advance(0.1)
+            clock.until_waiting(1)
+            assert not statement.done()
+            clock.advance(0.2)  # 0.6 s: past the wait
+            with pytest.raises(UserError) as err:
+                statement.result(timeout=120)
+        ws.close()
     finally:
         sharing.set_wait(before)
         hog.kill()
@@ -142,14 +193,13 @@ def test_a_workspace_busy_past_the_wait_is_one_line_naming_the_setting(tmp_path:
 def test_the_watch_tells_another_process_s_runs_from_its_own(tmp_path: Path) -> None:
     path = tmp_path / "ws.duckdb"
     with open_workspace(path) as ws:
-        from fintrade_tui.workspace.run_records import RunStore
-
         RunStore(ws)
-    ws = open_workspace(path)
+    clock = FakeClock()
+    ws = _open(path, clock)
     runs = RunStore(ws)
     watch = WorkspaceWatch(ws)
     runs.start({"question_id": "F1", "condition": "no_rag", "model": "m"})  # our own
-    time.sleep(sharing.IDLE * 3)  # let the file go, as the explorer does between statements
+    _let_go(ws, clock)
     assert not watch.changed()
     other = _child(
         """
@@ -168,6 +218,7 @@ def test_the_watch_tells_another_process_s_runs_from_its_own(tmp_path: Path) -> 
     assert (change.runs, change.scores) == (3, 0)
     assert change.line() == "Workspace updated by another process: 3 runs new"
     assert not watch.changed()
+    _let_go(ws, clock)  # the look read the file: let it go before another process writes
     # another process writes, then we do before the watch looks: theirs is not hidden by ours
     other = _child(
         """
@@ -180,7 +231,7 @@ def test_the_watch_tells_another_process_s_runs_from_its_own(tmp_path: Path) -> 
     )
     assert other.wait(60) == 0, other.stderr.read()
     runs.start({"question_id": "F1", "condition": "oracle", "model": "m"})  # our own, after
-    time.sleep(sharing.IDLE * 3)
+    _let_go(ws, clock)
     assert watch.changed()
     assert watch.poll().runs == 1
     assert not watch.changed()

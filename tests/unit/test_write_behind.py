@@ -1,13 +1,13 @@
 """Grouped run records (workspace/write_behind.py): the rows a batch writes through BufferedRunStore
-are exactly those RunStore writes one transaction at a time, in a handful of transactions; a
-group that cannot be written stays waiting; a kill loses whole runs, never half of one."""
+are exactly those RunStore writes one transaction at a time, in a handful of transactions,
+each when its delay (fake time, tests/clock.py) or its size says; a group that cannot be
+written stays waiting; a kill loses whole runs, never half of one."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +17,7 @@ from fintrade_tui.workspace import write_behind
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.run_records import RunStore
 from fintrade_tui.workspace.write_behind import BufferedRunStore
+from tests.clock import FakeClock, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 COLUMNS = "batch_key, question_id, condition, model, status, answer, evidence, tokens_out, error"
@@ -42,6 +43,10 @@ def _life(store: RunStore, n: int, attempt: int = 0) -> list[str]:
     return ids
 
 
+def _ids(ws) -> set[str]:
+    return {rid for (rid,) in ws.execute("SELECT id FROM runs").fetchall()}
+
+
 def _rows(path: Path) -> list[tuple]:
     with open_workspace(path) as ws:
         return ws.execute(f"SELECT {COLUMNS} FROM runs ORDER BY ALL").fetchall()
@@ -63,25 +68,49 @@ def test_grouped_records_equal_one_by_one_records(tmp_path: Path) -> None:
 
 
 def test_runs_written_a_group_at_a_time_and_on_time(tmp_path: Path) -> None:
+    clock = FakeClock()
     ws = open_workspace(tmp_path / "ws.duckdb")
-    store = BufferedRunStore(ws, delay=0.3)
-    transactions = []
+    store = BufferedRunStore(ws, delay=0.5, clock=clock)  # its timer looks every 0.125 s
+    written_at: list[float] = []  # the fake time of each transaction
     real = store.transaction
 
     def counted():
-        transactions.append(1)
+        written_at.append(clock.monotonic())
         return real()
 
     store.transaction = counted  # type: ignore[method-assign]
-    _life(store, 120)
-    assert RunStore(ws).list() == []  # nothing yet: the group waits for its time
-    time.sleep(0.8)
-    assert len(RunStore(ws).list()) == 120  # written by the timer, in one group
-    assert len(transactions) == 1
+    t0 = clock.monotonic()
+    _life(store, 120)  # the first record waits from t0
+    for _ in range(3):  # 0.125, 0.25, 0.375 s: younger than the delay, the group waits
+        clock.until_waiting(1)  # the timer has looked and waits again
+        clock.advance(0.125)
+    clock.until_waiting(1)
+    assert RunStore(ws).list() == [] and written_at == []
+    clock.advance(0.125)  # 0.5 s: due
+    clock.until_waiting(1)  # the timer wrote the group and waits again
+    assert len(RunStore(ws).list()) == 120  # written by the timer, in one group, on time
+    assert written_at == [t0 + 0.5]
+    clock.advance(5.0)  # nothing waiting: the timer writes nothing
+    clock.until_waiting(1)
+    assert written_at == [t0 + 0.5]
     rid = store.start({"batch": "b", "batch_key": "late", "question_id": "Q", "model": "m"})
     store.finish(rid, status="completed", answer="late")
-    store.close()
-    assert len(transactions) == 2 and RunStore(ws).get(rid)["answer"] == "late"
+    store.close()  # the rest lands at once, without waiting for the timer
+    assert written_at == [t0 + 0.5, t0 + 5.5] and RunStore(ws).get(rid)["answer"] == "late"
+    ws.close()
+
+
+def test_a_full_group_is_written_without_waiting(tmp_path: Path) -> None:
+    clock = FakeClock()
+    ws = open_workspace(tmp_path / "ws.duckdb")
+    with BufferedRunStore(ws, delay=60, clock=clock) as store:
+        ids = [
+            store.start({"batch": "b", "batch_key": f"k{i}", "question_id": "Q", "model": "m"})
+            for i in range(write_behind.ROWS + 1)
+        ]
+        # the ROWS-th record wrote the group at once; the one after it waits for the next
+        assert _ids(ws) == set(ids[: write_behind.ROWS])
+    assert _ids(ws) == set(ids)
     ws.close()
 
 
@@ -108,26 +137,28 @@ def test_a_killed_batch_leaves_whole_runs_only(tmp_path: Path) -> None:
         RunStore(ws)
     script = textwrap.dedent(
         """
-        import sys, time
+        import itertools, sys
         from pathlib import Path
         from fintrade_tui.workspace.write_behind import BufferedRunStore
         from fintrade_tui.workspace.connection import open_workspace
         store = BufferedRunStore(open_workspace(Path(sys.argv[1])), delay=0.2)
-        for i in range(10_000):
+        for i in itertools.count():  # until killed
             rid = store.start({"batch": "b", "batch_key": f"k{i}", "question_id": "Q"})
             store.finish(rid, prompt="p" * 2000)
             store.finish(rid, status="completed", answer=f"answer {i}")
-            time.sleep(0.002)
         """
     )
     proc = subprocess.Popen([sys.executable, "-c", script, str(path)], cwd=ROOT)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        time.sleep(0.3)
+
+    def completed() -> int:
         with open_workspace(path) as ws:
-            if ws.execute("SELECT count(*) FROM runs").fetchone()[0] >= 200:
-                break
-    proc.kill()
+            return ws.execute("SELECT count(*) FROM runs WHERE status = 'completed'").fetchone()[0]
+
+    try:
+        wait_until(lambda: completed() >= 200 or proc.poll() is not None)
+        assert proc.poll() is None, "the batch ended before it was killed"
+    finally:
+        proc.kill()
     proc.wait()
     with open_workspace(path) as ws:
         rows = ws.execute("SELECT status, answer, length(prompt) FROM runs").fetchall()
