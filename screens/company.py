@@ -38,6 +38,7 @@ from fintrade_tui.store.company import (
 from fintrade_tui.store.company_text import COLUMNS
 from fintrade_tui.ui.charts import MacdChart, PriceChart, RsiChart, SeriesChart, VolumeChart
 from fintrade_tui.ui.frames import FramePaced
+from fintrade_tui.ui.tables import set_columns
 
 from .questions import filter_questions, quarter_name
 
@@ -170,8 +171,9 @@ class CompanyScreen(FramePaced, Screen):
             + (f": {n} in {quarter_name(view['quarter']['period_end'])})" if n else ")")
         )
         table = self.query_one("#company-fundamentals", DataTable)
-        table.clear()
-        for row in display_rows(view):
+        rows = display_rows(view)
+        set_columns(table, COLUMNS, rows)  # widths from this quarter's rows
+        for row in rows:
             table.add_row(*row)
         for chart in self.query(SeriesChart):
             chart.set_series(result["series"])

@@ -15,6 +15,7 @@ from datetime import date
 from typing import Any, ClassVar
 
 from fintrade_tui.screens.universe import drop_controls
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -25,6 +26,7 @@ from textual.worker import Worker, WorkerState
 
 from fintrade_tui.safe_text import plain
 from fintrade_tui.ui.frames import FramePaced
+from fintrade_tui.ui.tables import set_columns
 
 ALL = "*"
 CATEGORIES = ("F", "T", "FT")
@@ -137,6 +139,25 @@ def nearest_line(questions: list[Any], filters: dict[str, Any], best: dict[str, 
     return f"No question {now}; {near} — press n to show it"
 
 
+COLUMNS = ("ID", "Cat", "Tickers", "As of", "Status", "Coverage", "Question")
+
+
+def _cells(q: Any) -> tuple[Text, ...]:
+    """A question's row: a benchmark's ids, tickers and text are data, never markup."""
+    text = " ".join(q.text.split())
+    tickers = ", ".join(q.tickers[:3])
+    tickers += f" +{len(q.tickers) - 3}" if len(q.tickers) > 3 else ""
+    return (
+        plain(q.id),
+        plain(q.category),
+        plain(tickers),
+        plain(q.as_of.isoformat() if q.as_of else "—"),
+        plain(q.status),
+        plain(q.coverage),
+        plain(text if len(text) <= 44 else text[:43] + "…"),
+    )
+
+
 def _value(select: Select) -> Any:
     v = select.value
     return None if v in (ALL, Select.NULL) else v
@@ -212,7 +233,7 @@ class QuestionsScreen(FramePaced, Screen):
         yield Static("", id="q-nearest")
         with Horizontal(id="q-main"):
             table: DataTable = DataTable(id="questions", cursor_type="row", zebra_stripes=True)
-            table.add_columns("ID", "Cat", "Tickers", "As of", "Status", "Coverage", "Question")
+            table.add_columns(*COLUMNS)
             yield table
             with VerticalScroll(id="q-detail-box"):
                 yield Markdown("", id="q-detail")
@@ -280,21 +301,10 @@ class QuestionsScreen(FramePaced, Screen):
         if self.suggested is not None:
             line.update(plain(nearest_line(self.questions, filters, self.suggested)))
         self.refresh_bindings()  # `n` shows in the footer only when there is something to apply
-        table.clear()
+        # widths from every question: a filter never changes them
+        set_columns(table, COLUMNS, [_cells(q) for q in self.questions])
         for q in self.shown:
-            text = " ".join(q.text.split())
-            tickers = ", ".join(q.tickers[:3])
-            tickers += f" +{len(q.tickers) - 3}" if len(q.tickers) > 3 else ""
-            table.add_row(  # a benchmark's ids, tickers and text are data: never markup
-                plain(q.id),
-                plain(q.category),
-                plain(tickers),
-                plain(q.as_of.isoformat() if q.as_of else "—"),
-                plain(q.status),
-                plain(q.coverage),
-                plain(text if len(text) <= 44 else text[:43] + "…"),
-                key=q.id,
-            )
+            table.add_row(*_cells(q), key=q.id)
         self.query_one("#q-count", Static).update(f"{len(self.shown)} of {len(self.questions)}")
         self.show_detail(self.current())
 

@@ -43,6 +43,7 @@ from fintrade_tui.ui.results_text import (
     fmt_number,
     matrix_headers,
 )
+from fintrade_tui.ui.tables import set_columns
 
 RESAMPLES = 2000  # fewer than the CLI's: Δ and the marks do not depend on them, the lanes' CIs
 # move in the second decimal at most
@@ -57,6 +58,19 @@ KEYS = {
     "oracle_flip": "o",
     "fatal_flaw": "k",
 }
+FAILURE_HEADERS = ("Filter", "Question", "Cat", "Model", "Condition", "Runs", "Why")
+
+
+def _failure_cells(case: dict[str, Any]) -> tuple[Any, ...]:
+    """A failure case's row: ids, names and reasons come from files: Text, never markup."""
+    why = case["reason"] if len(case["reason"]) <= 28 else case["reason"][:27] + "…"
+    return (
+        FILTER_LABELS[case["filter"]],
+        *(plain(v) for v in (case["question_id"], case["category"], case["model"])),
+        plain(case["condition"]),
+        ", ".join(case["run_ids"]),
+        plain(why),
+    )
 
 
 class ResultsScreen(FramePaced, RescoreView, Screen):
@@ -163,7 +177,7 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
                     yield Checkbox(f"{FILTER_LABELS[name]} ({key})", True, id=f"f-{name}")
             with Horizontal(id="f-main"):
                 table: DataTable = DataTable(id="failures", cursor_type="row", zebra_stripes=True)
-                table.add_columns("Filter", "Question", "Cat", "Model", "Condition", "Runs", "Why")
+                table.add_columns(*FAILURE_HEADERS)
                 yield table
                 yield Static("", id="case-detail")
         yield Footer()
@@ -303,33 +317,37 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
         note = self.query_one("#accuracy-note", Static)
         who = KIND_NAMES[kind]
         columns = table["categories"] if table else ["F", "T", "FT", "overall"]
-        grid.clear(columns=True)
-        grid.add_columns(*matrix_headers(columns))
-        if table is None:
-            note.update(f"No {who} scores" + (f" on {source} questions." if source else " yet."))
-            return
-        for model in table["models"]:
+        rows: dict[str, tuple[Any, ...]] = {}
+        for model in table["models"] if table else []:
             for cond in shown_conditions(table, model):
                 cells = table["cells"][model][cond]
-                grid.add_row(  # names come from files: Text, so a "[...]" is not markup
+                rows[f"{model}:{cond}"] = (  # names come from files: Text, never markup
                     plain(model),
                     plain(LABELS.get(cond, cond)),
                     *[fmt_cell(cells[c]) for c in columns],
                     str(cells["overall"]["n"]),
-                    key=f"{model}:{cond}",
                 )
+        set_columns(grid, matrix_headers(columns), rows.values())
+        if table is None:
+            note.update(f"No {who} scores" + (f" on {source} questions." if source else " yet."))
+            return
+        for key, row in rows.items():
+            grid.add_row(*row, key=key)
         note.update(accuracy_note(table, kind, judges))
 
     def _load_agreement(self, result: tuple[list[dict], list[dict]]) -> None:
         rows, inter = result
         grid = self.query_one("#agreement", DataTable)
-        grid.clear()
-        for r in rows:
-            grid.add_row(r["dimension"], *[fmt_number(r[k]) for k in AGREEMENT_COLUMNS])
+        cells = [(r["dimension"], *[fmt_number(r[k]) for k in AGREEMENT_COLUMNS]) for r in rows]
+        set_columns(grid, AGREEMENT_HEADERS, cells)
+        for row in cells:
+            grid.add_row(*row)
         ann = self.query_one("#annotators", DataTable)
-        ann.clear()
-        for r in inter:  # annotator names come from files: Text, never markup
-            ann.add_row(*(plain(c) for c in annotator_cells(r)))
+        # annotator names come from files: Text, never markup
+        cells = [tuple(plain(c) for c in annotator_cells(r)) for r in inter]
+        set_columns(ann, ANNOTATOR_HEADERS, cells)
+        for row in cells:
+            ann.add_row(*row)
 
     def _load_failures(self, cases: list[dict[str, Any]]) -> None:
         self.cases = cases
@@ -348,17 +366,10 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
         on_now = self.enabled()
         self.shown = [c for c in self.cases if c["filter"] in on_now]
         grid = self.query_one("#failures", DataTable)
-        grid.clear()
+        # widths from every case: a filter toggled never changes them
+        set_columns(grid, FAILURE_HEADERS, [_failure_cells(c) for c in self.cases])
         for c in self.shown:
-            why = c["reason"] if len(c["reason"]) <= 28 else c["reason"][:27] + "…"
-            grid.add_row(  # ids, names and reasons come from files: Text, never markup
-                FILTER_LABELS[c["filter"]],
-                *(plain(v) for v in (c["question_id"], c["category"], c["model"])),
-                plain(c["condition"]),
-                ", ".join(c["run_ids"]),
-                plain(why),
-                key=c["key"],
-            )
+            grid.add_row(*_failure_cells(c), key=c["key"])
         self.show_case(self.current())
 
     def current(self) -> dict[str, Any] | None:

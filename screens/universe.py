@@ -23,6 +23,7 @@ from textual.worker import Worker, WorkerState
 from fintrade_tui.safe_text import plain
 from fintrade_tui.store.company import filter_universe, question_counts, universe
 from fintrade_tui.ui.frames import FramePaced
+from fintrade_tui.ui.tables import set_columns
 
 # control characters typed or pasted into a filter (an escape sequence, a bell): no part of any
 # ticker or name, and an Input would draw them raw to the terminal
@@ -150,6 +151,9 @@ class UniverseScreen(FramePaced, Screen):
             return
         if event.state == WorkerState.SUCCESS:
             self.rows = event.worker.result or []
+            # widths from every row, once: a filter never changes them
+            table = self.query_one("#universe-table", DataTable)
+            set_columns(table, COLUMNS, [_cells(r) for r in self.rows])
             self.refilter()
         elif event.state == WorkerState.ERROR:
             self.query_one("#universe-count", Static).update("the store could not be read")
@@ -160,16 +164,6 @@ class UniverseScreen(FramePaced, Screen):
         self.shown = filter_universe(self.rows, text)
         table = self.query_one("#universe-table", DataTable)
         table.clear()
-        if self.rows and not getattr(self, "_widths_set", False):
-            # widths from the data, once: a table measured on its own idle can be drawn (or
-            # screenshotted) with every column at its header's width on a busy machine
-            cells = [_cells(r) for r in self.rows]
-            widths = [max([len(name)] + [c[i].cell_len for c in cells]) for i, name in
-                      enumerate(COLUMNS)]  # fmt: skip
-            table.clear(columns=True)
-            for name, width in zip(COLUMNS, widths, strict=True):
-                table.add_column(name, width=width)
-            self._widths_set = True
         for r in self.shown:
             table.add_row(*_cells(r), key=r["ticker"])
         # the filter is what the user typed or pasted: `[/x]` or an escape sequence is shown as

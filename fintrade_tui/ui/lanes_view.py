@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Static
 from textual_plotext import PlotextPlot
 
 from fintrade_tui.ui.results_text import LANE_HEADERS, lane_cells, lane_label, lanes_note
+from fintrade_tui.ui.tables import set_columns
 
 
 class ForestPlot(PlotextPlot):
@@ -91,10 +92,12 @@ class LanesPane(Vertical):
 
     def show(self, table: dict[str, Any] | None, note: str) -> None:
         grid = self.query_one("#lanes", DataTable)
-        grid.clear()
         rows = table["rows"] if table else []
-        for i, r in enumerate(rows):  # model names come from files: Text, never markup
-            grid.add_row(*(Text(c) for c in lane_cells(r)), key=str(i))
+        # model names come from files: Text, never markup
+        cells = [tuple(Text(c) for c in lane_cells(r)) for r in rows]
+        set_columns(grid, LANE_HEADERS, cells)
+        for i, row in enumerate(cells):
+            grid.add_row(*row, key=str(i))
         self.query_one("#lanes-note", Static).update(Text(note))
         title = f"Δ vs {table['baseline']} · {table['protocol']}" if table else "Δ"
         self.query_one(ForestPlot).set_rows(rows, title)

@@ -17,10 +17,10 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
+from contextlib import suppress
 from datetime import date
 from typing import Any
 
-from textual import events
 from textual.widgets import DataTable, Input, TextArea
 
 from fintrade_tui.config import Config
@@ -31,6 +31,7 @@ SCREENS = ("universe", "company", "questions", "arena", "results")
 SETTLE_ROUNDS = 3  # pause + wait for workers, as tests/ui/test_results.py `settle()` does
 SCREEN_WAITS = 400  # x 50 ms: how long the asked-for screen may take to be pushed
 MAX_ROUNDS = 40  # a screen whose workers start further workers: keep waiting, but not forever
+TABLE_WAIT = 30.0  # seconds: only a table that never settles takes this long
 
 
 class ShotApp(FinTradeApp):
@@ -251,30 +252,19 @@ async def _settle(pilot: Any) -> None:
 
 
 async def tables_measured(pilot: Any) -> None:
-    """Every DataTable measures the rows it holds and the screen lays them out, now. DataTable
-    sizes new rows and its columns on its next Idle, and so does the screen its layout; a busy
-    machine may never let the message queue run dry (a frame timer keeps it full), and a
-    worker's rows may arrive after any wait: the picture then showed every column cut to its
-    header's width. So, called right before the picture, each table with rows still to measure
-    runs its Idle handler in this task, and the screen is laid out again."""
-    screen = pilot.app.screen
+    """Every DataTable has handled what it was sent, and the screen has been painted after.
 
-    def pending() -> list[DataTable]:
-        return [
-            t
-            for t in screen.query(DataTable)
-            if getattr(t, "_require_update_dimensions", False) or getattr(t, "_updated_cells", None)
-        ]
-
-    for _ in range(20):  # first the Idle they wait for, through their own queues
-        if not pending():
-            break
-        for table in pending():
-            table.post_message(events.Idle())
-        await pilot.pause(0.05)
-    for table in pending():  # then, in this task, whatever is still unmeasured
-        await table._on_idle(events.Idle())
-    screen._refresh_layout()  # what the screen does on its own Idle
+    The screens give their tables fixed column widths from the data they show (ui/tables.py),
+    so the picture no longer waits for a table to measure its rows on its own Idle: a busy
+    machine once drew every column cut to its header's width. What a table still sizes on its
+    Idle is its scroll extent (a scrollbar's thumb), so each is waited for: Textual's
+    `wait_for_refresh` runs after the messages the table already holds and the screen's next
+    paint."""
+    for table in pilot.app.screen.query(DataTable):
+        with suppress(TimeoutError):  # a table that never settles is drawn as it is
+            async with asyncio.timeout(TABLE_WAIT):
+                await table.wait_for_refresh()
+    await pilot.pause()
 
 
 def _cursor_on(app: ShotApp, question_id: str) -> None:

@@ -3,14 +3,16 @@
 Textual's Markdown appends by re-parsing the last block and replacing it: a paragraph is
 updated in place, but a list is removed and mounted again, every item, on every append - and
 each append runs inside `app.batch_update()` and awaits there, so while any pane is appending
-the screen does not repaint. Three panes streaming bullet lists froze the Arena for 3-4 s at a
+the screen does not repaint. Three panes streaming bullet lists froze the Arena for seconds at a
 time (`bench_tui.py --lists`). `StreamingMarkdown` updates a list in place instead: the last
-item's content, then the new items. (Text still goes through Textual's MarkdownStream.)
+item's content, then the new items. (Text still goes through Textual's public MarkdownStream,
+`Markdown.get_stream`; a list that grows in place needs Textual's private block API, which only
+ui/textual_private.py touches.)
 
 Two more costs of an append, paid up to 300 times a second with three panes streaming: Textual
-builds a new markdown-it parser for each one (about 0.4 ms; here one parser is shared), and a
-paragraph's update asks for a layout pass of the whole screen even when the new words fit on
-its last line (here it asks only when its height changes)."""
+builds a new markdown-it parser for each one (here one parser is shared), and a paragraph's
+update asks for a layout pass of the whole screen even when the new words fit on its last line
+(here it asks only when its height changes)."""
 
 from __future__ import annotations
 
@@ -21,20 +23,24 @@ from typing import Any
 from markdown_it import MarkdownIt
 from textual.await_complete import AwaitComplete
 from textual.containers import Horizontal, Vertical
-from textual.content import Content
+from textual.geometry import Size
 from textual.visual import VisualType
 from textual.widget import Widget
 from textual.widgets import Markdown, Static
-from textual.widgets._markdown import (  # the list blocks are not exported; Markdown.BLOCKS
-    MarkdownBullet,  # is the documented way to replace them
+from textual.widgets.markdown import MarkdownBlock
+
+from fintrade_tui.safe_text import printable
+from fintrade_tui.ui.textual_private import (
+    AppendHook,
+    MarkdownBullet,
     MarkdownBulletList,
     MarkdownListItem,
     MarkdownOrderedList,
     MarkdownParagraph,
+    copy_context,
+    parsed_blocks,
+    update_paragraph,
 )
-from textual.widgets.markdown import MarkdownBlock
-
-from fintrade_tui.safe_text import printable
 
 
 @cache
@@ -47,18 +53,30 @@ def shared_parser() -> MarkdownIt:
 def update_steady(widget: Static, content: VisualType) -> None:
     """`widget.update(content)`, asking for a layout pass of the screen only when the widget's
     height changes (or it has not been laid out yet)."""
-    height, width = widget.size.height, widget.size.width
+    before = widget.size
     widget.update(content, layout=False)
-    if not width or widget._render().get_height(widget.styles, width) != height:
+    layout_if_resized(widget, before)
+
+
+def layout_if_resized(widget: Widget, before: Size) -> None:
+    """A layout pass for a widget whose content changed, when its height at its width is no
+    longer `before`'s (or it has not been laid out yet)."""
+    height, width = before.height, before.width
+    if (
+        not width
+        or widget.get_content_height(widget.container_size, widget.app.size, width) != height
+    ):
         widget.refresh(layout=True)
 
 
 class SteadyParagraph(MarkdownParagraph):
-    """A paragraph that asks for a layout pass only when its height changes."""
+    """A paragraph that asks for a layout pass only when its height changes (Textual's
+    `set_content`, which an append's in-place update calls, updates through here)."""
 
-    def set_content(self, content: Content) -> None:
-        self._content = content
-        update_steady(self, content)
+    def update(self, content: VisualType = "", *, layout: bool = True) -> None:
+        before = self.size
+        super().update(content, layout=False)
+        layout_if_resized(self, before)
 
 
 async def _replace(old: Widget, new: Widget) -> None:
@@ -69,28 +87,35 @@ async def _replace(old: Widget, new: Widget) -> None:
 async def _update_inner(old: Widget, new: MarkdownBlock) -> None:
     """Bring a mounted block inside a list item up to date with its re-parsed version."""
     if isinstance(old, MarkdownParagraph) and type(new) is type(old):
-        await old._update_from_block(new)  # Textual's own in-place paragraph update
+        await update_paragraph(old, new)  # Textual's own in-place paragraph update
     elif isinstance(old, _InPlaceList) and type(new) is type(old):
         await old.update_in_place(new)
     else:
         await _replace(old, new)
 
 
-class _InPlaceList:
+class _InPlaceList(AppendHook):
     """Mixed into Textual's list blocks: an append updates the last item and mounts new ones
     instead of mounting the whole list again."""
 
+    async def update_from_block(self, block: MarkdownBlock) -> None:
+        """The document's last block, re-parsed by an append (through AppendHook)."""
+        if type(block) is type(self):
+            await self.update_in_place(block)
+        else:  # as Textual does: the old block goes, the new one ends the document
+            await _replace(self, block)
+
     async def update_in_place(self, block: Any) -> None:
         rows = list(self.query_children(Horizontal))
-        items = [b for b in block._blocks if isinstance(b, MarkdownListItem)]
+        items = [b for b in parsed_blocks(block) if isinstance(b, MarkdownListItem)]
         symbols = self._symbols(items)
         if not rows or len(items) < len(rows) or symbols[: len(rows)] != self._symbols_shown():
-            await self._replace_whole(block)
+            await _replace(self, block)
             return
-        self._copy_context(block)
+        copy_context(self, block)
         last = rows[-1].query_one(Vertical)
         shown = list(last.children)
-        fresh = items[len(rows) - 1]._blocks
+        fresh = parsed_blocks(items[len(rows) - 1])
         if len(fresh) < len(shown) or not shown:
             await last.remove_children()
             await last.mount_all(fresh)
@@ -102,23 +127,11 @@ class _InPlaceList:
         if new_rows:
             await self.mount_all(new_rows)
 
-    async def _replace_whole(self, block: Any) -> None:
-        if self.parent is self._markdown:
-            await MarkdownBlock._update_from_block(self, block)
-        else:
-            await _replace(self, block)
-
-    async def _update_from_block(self, block: MarkdownBlock) -> None:
-        if type(block) is type(self):
-            await self.update_in_place(block)
-        else:
-            await MarkdownBlock._update_from_block(self, block)
-
     @staticmethod
     def _row(symbol: str, item: MarkdownListItem) -> Horizontal:
         bullet = MarkdownBullet()
         bullet.symbol = symbol
-        return Horizontal(bullet, Vertical(*item._blocks))
+        return Horizontal(bullet, Vertical(*parsed_blocks(item)))
 
     def _symbols_shown(self) -> list[str]:
         return [b.symbol for b in self.query(MarkdownBullet) if b.parent.parent is self]

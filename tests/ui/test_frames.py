@@ -1,64 +1,25 @@
-"""Frame pacing: after a frame that overran its tick, the screen's update timer fires at the
-next tick (FrameTimer), where Textual's own Timer idles one tick more."""
+"""Frame pacing (ui/frames.py): a paced screen paints from a public interval timer at its frame
+rate, and paints a change made inside `app.batch_update()` once the batch ends, where Textual's
+own screen leaves it unpainted until something else reaches the screen."""
 
 from __future__ import annotations
 
 import asyncio
-import time
+from collections.abc import Awaitable, Callable
+from typing import Any
 
+import pytest
+from textual import constants
 from textual.app import App, ComposeResult
+from textual.dom import DOMNode
+from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Static
 
-from fintrade_tui.ui.frames import FramePaced, FrameTimer
-
-INTERVAL = 0.1
-
-
-async def _second_tick_after(timer_class: type[Timer]) -> float:
-    """Seconds from the end of a slow first tick (1.3 intervals of work) to the second tick."""
-    marks: list[float] = []
-
-    def tick() -> None:
-        marks.append(time.perf_counter())
-        if len(marks) == 1:
-            time.sleep(1.3 * INTERVAL)  # a frame that overran its tick
-            marks.append(time.perf_counter())
-
-    app = App()
-    async with app.run_test():
-        timer = timer_class(app, INTERVAL, callback=tick)
-        timer._start()
-        while len(marks) < 3:
-            await asyncio.sleep(0.01)
-        timer.stop()
-    return marks[2] - marks[1]
-
-
-async def test_frame_timer_fires_at_the_next_tick_after_a_slow_one() -> None:
-    # the slow tick starts at 1.0 intervals and ends at 2.3: the next tick is at 3.0
-    assert await _second_tick_after(FrameTimer) < 1.2 * INTERVAL
-
-
-async def test_textual_timer_still_skips_one_tick_too_many() -> None:
-    """Why FrameTimer exists: Textual's Timer waits until 4.0. If this fails, Textual fixed
-    its skipping and FrameTimer can go."""
-    assert await _second_tick_after(Timer) > 1.4 * INTERVAL
-
-
-class _PacedScreen(FramePaced, Screen):
-    def compose(self) -> ComposeResult:
-        yield Static("painted")
-
-
-async def test_a_paced_screen_repaints_through_a_frame_timer() -> None:
-    app = App()
-    async with app.run_test() as pilot:
-        await app.push_screen(_PacedScreen())
-        await pilot.pause()
-        assert isinstance(app.screen._update_timer, FrameTimer)
-        assert "painted" in app.screen._compositor.render_strips()[0].text
+from fintrade_tui.ui.frames import FramePaced
+from fintrade_tui.ui.textual_private import paint_pending
+from tests.ui.conftest import LIMIT
+from tests.ui.test_screenshots import screen_lines
 
 
 class _Plain(Screen):
@@ -70,25 +31,102 @@ class _Paced(FramePaced, _Plain):
     pass
 
 
-async def _unpainted_after_a_batch(screen: Screen) -> bool:
-    """Change a widget inside `batch_update()`, close the batch, send the screen nothing more:
-    is the change still waiting to be painted 0.3 s later?"""
+def test_the_frame_interval_is_the_frame_rate_or_textuals_if_higher(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    screen = _Paced()
+    monkeypatch.setattr(constants, "MAX_FPS", 60)
+    assert screen.frame_interval() == 1 / 240
+    monkeypatch.setattr(constants, "MAX_FPS", 500)  # TEXTUAL_FPS=500
+    assert screen.frame_interval() == 1 / 500
+
+
+async def test_a_paced_screen_paints_from_the_timer_it_made() -> None:
+    """The timer Textual's screen paints from is the one `frame_timer()` asked `set_interval`
+    for: paused until something is dirty, ticking `frame_tick` at the frame interval."""
+    made: list[tuple[float, Any, dict[str, Any], Any]] = []
+    screen = _Paced()
+    set_interval = screen.set_interval
+
+    def recorded(interval: float, callback: Any = None, **kwargs: Any) -> Any:
+        timer = set_interval(interval, callback, **kwargs)
+        made.append((interval, callback, kwargs, timer))
+        return timer
+
+    screen.set_interval = recorded  # type: ignore[method-assign]
     app = App()
-    async with app.run_test() as pilot:
+    async with app.run_test(size=(40, 5)) as pilot:
         await app.push_screen(screen)
         await pilot.pause()
-        await asyncio.sleep(0.1)
-        with app.batch_update():
-            screen.query_one("#text", Static).update("after")
-            await asyncio.sleep(0.1)  # ticks land inside the batch
-        await asyncio.sleep(0.3)
-        return bool(screen._dirty_widgets or screen._layout_required)
+        want = {"name": "screen_update", "pause": True}
+        assert [(i, c, k) for i, c, k, _ in made] == [(1 / 240, screen.frame_tick, want)]
+        assert screen.paint_timer is made[0][3]
+        assert not paint_pending(screen)
+        assert "before" in screen_lines(app.export_screenshot())[0]
+
+
+async def handled(node: DOMNode) -> None:
+    """Until `node` has handled every message sent to it so far (and its idle handlers, which
+    run when its queue is empty, have run after them)."""
+    done = asyncio.Event()
+    node.call_later(done.set)
+    await done.wait()
+
+
+async def _changed_in_a_batch(
+    pilot: Pilot[Any], screen: Screen, in_batch: Callable[[], Awaitable[None]] | None = None
+) -> asyncio.Event:
+    """Change a widget inside `batch_update()`, wait until the screen has taken the change (and
+    gone idle) while the batch is still open, and `in_batch()`; close the batch, and send the
+    screen nothing more. The event is set when the screen lays out and paints."""
+    app = pilot.app
+    await app.push_screen(screen)
+    await pilot.pause()  # Pilot paints what is pending
+    assert not paint_pending(screen)
+    painted = asyncio.Event()
+    screen.screen_layout_refresh_signal.subscribe(screen, lambda _: painted.set(), immediate=True)
+    text = screen.query_one("#text", Static)
+    with app.batch_update():
+        text.update("after")
+        await handled(text)  # the widget asks its screen for a layout and a paint
+        await handled(screen)  # the screen takes that, then goes idle: still in the batch
+        if in_batch is not None:
+            await in_batch()
+        assert paint_pending(screen) and not painted.is_set()
+    return painted
 
 
 async def test_changes_made_in_a_batch_are_painted_after_it() -> None:
-    assert not await _unpainted_after_a_batch(_Paced())
+    app = App()
+    async with app.run_test(size=(40, 5)) as pilot:
+        screen = _Paced()
+        ticked = asyncio.Event()
+        tick = screen.frame_tick
+
+        def recorded() -> None:
+            ticked.set()
+            tick()
+
+        screen.frame_tick = recorded  # type: ignore[method-assign]
+
+        async def a_tick() -> None:  # one lands in the batch: the timer ticks on through it
+            ticked.clear()
+            async with asyncio.timeout(LIMIT):
+                await ticked.wait()
+
+        painted = await _changed_in_a_batch(pilot, screen, a_tick)
+        async with asyncio.timeout(LIMIT):  # only a screen that never paints takes this long
+            await painted.wait()
+        assert not paint_pending(screen)
+        assert "after" in screen_lines(app.export_screenshot())[0]
 
 
 async def test_textual_screens_still_leave_batched_changes_unpainted() -> None:
-    """Why FramePaced handles batches: if this fails, Textual fixed it."""
-    assert await _unpainted_after_a_batch(_Plain())
+    """Why FramePaced handles batches: if this fails, Textual paints after a batch on its own
+    and `FramePaced.on_idle` can go."""
+    app = App()
+    async with app.run_test(size=(40, 5)) as pilot:
+        screen = _Plain()
+        painted = await _changed_in_a_batch(pilot, screen)
+        await asyncio.sleep(0.3)  # the subject: nothing paints the change, however long
+        assert paint_pending(screen) and not painted.is_set()

@@ -204,13 +204,12 @@ def test_parse_size() -> None:
             parse_size(bad)
 
 
-async def test_tables_are_measured_even_when_their_idle_never_came() -> None:
-    """A row added and the picture taken at once (no Idle in between, as on a busy machine):
-    without `tables_measured` its column keeps the width of what was there before (the
-    header's, in CI); with it, the column is as wide as the new value."""
-    import html
-    import re
-
+async def test_tables_measured_waits_for_each_table_to_size_its_rows() -> None:
+    """A row added, then the wait: a table left to size its own columns (as the screens no
+    longer do: ui/tables.py) has measured the new row and the screen has been painted, so the
+    column is as wide as the new value, not the " V " it had before. The wait is Textual's
+    `wait_for_refresh` alone: the Pilot's pause, which tables_measured ends with, waits for the
+    CPU to go idle and so lets the tables measure anyway when the machine is idle."""
     from textual.app import App
     from textual.widgets import DataTable
 
@@ -220,21 +219,26 @@ async def test_tables_are_measured_even_when_their_idle_never_came() -> None:
         def compose(self):
             yield DataTable()
 
-    widths = []
-    for measure in (False, True):
-        app = One()
-        async with app.run_test(size=(60, 8)) as pilot:
-            table = app.query_one(DataTable)
-            table.add_column("V", key="v")
-            table.add_row("x")
-            await pilot.pause(0.2)  # drawn: one character wide
-            table.add_row("1.8723456")
-            if measure:
-                await tables_measured(pilot)
-            else:
-                app.screen._refresh_layout()
-            svg = html.unescape(app.export_screenshot())
-        runs = re.findall(r"<text[^>]*>(.*?)</text>", svg, re.S)
-        widths.append(len(next(r for r in runs if r.strip() == "V")))
-    assert widths[0] == 3  # " V " as before the new row
-    assert widths[1] >= len(" 1.8723456 ")
+    class WithoutPause:
+        def __init__(self, app: App) -> None:
+            self.app = app
+
+        async def pause(self) -> None:
+            pass
+
+    app = One()
+    async with app.run_test(size=(60, 8)) as pilot:
+        table = app.query_one(DataTable)
+        table.add_column("V", key="v")
+        table.add_row("x")
+        await pilot.pause()
+        table.add_row("1.8723456")
+        assert _header_run(app.export_screenshot(), "V") == " V "  # no Idle since the row
+        await tables_measured(WithoutPause(app))
+        assert len(_header_run(app.export_screenshot(), "V")) >= len(" 1.8723456 ")
+
+
+def _header_run(svg: str, label: str) -> str:
+    """The SVG text run of a DataTable's header cell `label`, with its padding."""
+    runs = re.findall(r"<text[^>]*>(.*?)</text>", html.unescape(svg).replace("\xa0", " "), re.S)
+    return next(r for r in runs if r.strip() == label)

@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Markdown
-from textual.widgets._markdown import MarkdownBullet
+from textual.widgets import Markdown, Static
 
 from fintrade_tui.ui.streaming import InPlaceBulletList, SteadyParagraph, StreamingMarkdown
+from fintrade_tui.ui.textual_private import MarkdownBullet
+from tests.ui.test_screenshots import screen_lines
 
 DOCUMENT = """**Apple, FY2024 Q4** as of 2024-11-01:
 
@@ -60,8 +61,9 @@ def _signature(root: Any) -> list[tuple[str, str]]:
         name = type(w).__name__
         if isinstance(w, MarkdownBullet):
             out.append((name, w.symbol))
-        elif hasattr(w, "_content"):
-            out.append((base.get(name, name), w._content.plain))
+        elif isinstance(w, Static):
+            content = w.content
+            out.append((base.get(name, name), getattr(content, "plain", str(content))))
         else:
             out.append((name, ""))
     return out
@@ -113,7 +115,7 @@ async def test_three_list_streams_stop_cleanly() -> None:
             stream = Markdown.get_stream(md)
             for i in range(150):
                 await stream.write(("\n- " if i % 5 == 0 else " ") + f"w{i}")
-                await asyncio.sleep(0.005)
+                await asyncio.sleep(0.005)  # the subject: chunks paced as a model streams them
             async with asyncio.timeout(5):
                 await stream.stop()
 
@@ -134,7 +136,7 @@ class _SideBySide(App):
 
 def _halves(app: App) -> tuple[list[str], list[str]]:
     """The screen's text, left half and right half (what a terminal shows)."""
-    lines = [strip.text for strip in app.screen._compositor.render_strips()]
+    lines = screen_lines(app.export_screenshot())
     half = app.size.width // 2
     return [line[:half].rstrip() for line in lines], [line[half:].rstrip() for line in lines]
 
@@ -169,12 +171,21 @@ async def test_a_paragraph_lays_out_only_when_its_height_changes() -> None:
         await streamed.append("one two")
         await pilot.pause()
         paragraph = streamed.query_one(SteadyParagraph)
-        layouts = paragraph._layout_updates
+        layouts: list[bool] = []  # each refresh the paragraph asks for: with a layout pass?
+        refresh = paragraph.refresh
+
+        def counted(*regions: Any, layout: bool = False, **kwargs: Any) -> Any:
+            layouts.append(layout)
+            return refresh(*regions, layout=layout, **kwargs)
+
+        paragraph.refresh = counted  # type: ignore[method-assign]
         await streamed.append(" three")  # still one line
         await pilot.pause()
-        assert paragraph._layout_updates == layouts
+        assert layouts and not any(layouts)  # repainted, never laid out
         assert paragraph.size.height == 1
+        layouts.clear()
         await streamed.append(" four five six seven eight nine")  # wraps to a second line
         await pilot.pause()
-        assert paragraph._layout_updates > layouts
+        assert any(layouts)
         assert paragraph.size.height == 2
+        assert "four five" in str(paragraph.content)
