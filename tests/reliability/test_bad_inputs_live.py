@@ -22,6 +22,7 @@ from fintrade_tui.config import Config, ModelConfig, load_config
 from fintrade_tui.judging.judge import JudgeInput, judge_run, panel_run
 from fintrade_tui.models import llm, providers
 from fintrade_tui.runs.runner import Runner, RunSpec, drain
+from fintrade_tui.ui.textual_private import notifications
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.questions import RESOLVED, Question, save_questions
 from fintrade_tui.workspace.run_records import RunStore
@@ -211,7 +212,7 @@ async def test_filters_take_any_text_and_the_app_stays_alive(
     from textual.widgets import Input, Static
 
     from fintrade_tui.ui.app import FinTradeApp
-    from tests.ui.test_company import settle
+    from tests.ui.conftest import settle, until
 
     _, screen, text = case
     with open_workspace(cfg.workspace) as ws:
@@ -226,13 +227,15 @@ async def test_filters_take_any_text_and_the_app_stays_alive(
             box.post_message(events.Paste(text))
         else:
             await pilot.press(*text)
+        typed = "".join(ch for ch in text if ch.isprintable())  # controls dropped, said so
+        # the Input shows what was pasted until the filter's handler has cleaned it
+        await until(pilot, lambda: box.value == typed, what="the filter without control chars")
         await settle(pilot)
         assert app.is_running and app.return_code is None
         shown = _screen_text(app)
         assert "\x1b" not in shown and "\x07" not in shown
-        typed = "".join(ch for ch in text if ch.isprintable())  # controls dropped, said so
         assert box.value == typed
-        notes = [n.message for n in app._notifications]
+        notes = [n.message for n in notifications(app)]
         assert ("control characters removed from the filter" in notes) == (typed != text)
         if screen == "universe":
             count = str(app.screen.query_one("#universe-count", Static).render())
@@ -251,7 +254,7 @@ async def test_markup_in_data_shows_as_text(cfg: Config, monkeypatch: pytest.Mon
     import fintrade_tui.screens.universe as universe_screen
 
     from fintrade_tui.ui.app import FinTradeApp
-    from tests.ui.test_company import settle
+    from tests.ui.conftest import settle
 
     real = universe_screen.universe
 

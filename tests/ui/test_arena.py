@@ -22,6 +22,7 @@ from fintrade_tui.workspace.questions import Question
 from fintrade_tui.workspace.run_records import RunStore
 from fintrade_tui.workspace.scores import ScoreStore
 from tests.conftest import needs_bundle
+from tests.ui.conftest import settle, until
 
 pytestmark = needs_bundle
 ANSWER = "**Apple**: ROE 25.9% and ROA 4.0% as of the 10-K.\n\nSee the evidence."
@@ -38,27 +39,40 @@ JUDGE = {
 }
 
 
-class _Slow:
-    """A litellm custom provider that sleeps between words: arena-slow/<anything>."""
+# the slow model's stream: its first words, then the rest once the test opens the gate
+GATE: dict[str, asyncio.Event] = {}
+HELD_AFTER = 3  # words streamed before the gate
 
-    @staticmethod
-    def make() -> Any:
-        from litellm import CustomLLM
 
-        class Provider(CustomLLM):
-            async def astreaming(self, model: str, messages: list, **_: Any):
-                for word in ANSWER.split(" "):
-                    await asyncio.sleep(0.15)
-                    yield providers.stream_chunk(word + " ")
-                yield providers.stream_chunk("", finished=True)
+def _gated_provider() -> Any:
+    """A litellm custom provider that streams HELD_AFTER words of the answer, then holds the
+    rest until GATE["open"] is set: arena-slow/<anything> is mid-answer for as long as a test
+    needs it to be."""
+    from litellm import CustomLLM
 
-        return Provider()
+    class Provider(CustomLLM):
+        async def astreaming(self, model: str, messages: list, **_: Any):
+            words = ANSWER.split(" ")
+            for i, word in enumerate(words):
+                if i == HELD_AFTER:
+                    await GATE["open"].wait()
+                yield providers.stream_chunk(word + " ")
+            yield providers.stream_chunk("", finished=True)
+
+    return Provider()
 
 
 @pytest.fixture(scope="module")
 def slow_provider() -> None:
     llm.litellm()
-    providers.register_provider("arena-slow", _Slow.make())
+    providers.register_provider("arena-slow", _gated_provider())
+
+
+@pytest.fixture
+def gate(slow_provider: None) -> asyncio.Event:
+    """The slow model's gate, shut: set it to let the held words through."""
+    GATE["open"] = asyncio.Event()
+    return GATE["open"]
 
 
 def _question(built_store: Config) -> Question:
@@ -103,20 +117,6 @@ class ArenaApp(FinTradeApp):
         self.push_screen(ArenaScreen(**self.arena))
 
 
-async def settle(pilot: Any) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-
-
-async def until(pilot: Any, cond: Any, timeout: float = 20) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if cond():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("condition not reached")
-
-
 def _labels(screen: Any) -> list[str]:
     return [p.label for p in screen.panes()]
 
@@ -158,30 +158,35 @@ async def test_three_conditions_stream_complete_and_are_stored(cfg: Config) -> N
         assert app.screen is arena
 
 
-async def test_cancel_mid_stream_records_cancelled(cfg: Config, slow_provider: None) -> None:
+async def test_cancel_mid_stream_records_cancelled(cfg: Config, gate: asyncio.Event) -> None:
     app = ArenaApp(cfg, "slow", question_id="T-ARENA")
+    held = " ".join(ANSWER.split(" ")[:HELD_AFTER])  # what each pane has when the gate holds
     async with app.run_test(size=(150, 40)) as pilot:
         await settle(pilot)
         arena = app.screen
         first, *others = arena.panes()
         await pilot.press("r")
-        await until(pilot, lambda: first.clock and first.clock.chunks >= 2)
+        await until(
+            pilot,
+            lambda: all(p.markdown.source.strip() == held for p in arena.panes()),
+            what="every pane holding the answer's first words",
+        )
         await pilot.press("x")  # the focused pane only
-        await until(pilot, lambda: not first.running)
+        await until(pilot, lambda: not first.running, what="the focused pane to stop")
         assert first.status == "cancelled"
         assert all(p.running for p in others)
         row = RunStore(app.workspace_connection()).get(first.run_id)
         assert row["status"] == "cancelled"
-        assert row["answer"] and ANSWER.startswith(row["answer"].strip())
-        assert len(row["answer"]) < len(ANSWER)
-        assert first.markdown.source.strip() == row["answer"].strip()
+        assert row["answer"].strip() == held and first.markdown.source.strip() == held
         await pilot.press("X")  # cancel all
         await settle(pilot)
         assert [p.status for p in others] == ["cancelled", "cancelled"]
-        # re-run the focused pane: it completes while the others stay cancelled
+        # re-run the focused pane, the gate open: it completes while the others stay cancelled
+        gate.set()
         await pilot.press("e")
         await settle(pilot)
         assert first.status == "completed" and first.markdown.source.strip() == ANSWER
+        assert [p.status for p in others] == ["cancelled", "cancelled"]
         assert app.is_running
 
 

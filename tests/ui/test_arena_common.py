@@ -6,7 +6,8 @@ from __future__ import annotations
 from fintrade_tui.config import Config
 from fintrade_tui.workspace.scores import ScoreStore
 from tests.conftest import needs_bundle
-from tests.ui.test_arena import ArenaApp, cfg, settle  # noqa: F401  (cfg: the fixture)
+from tests.ui.conftest import settle
+from tests.ui.test_arena import ArenaApp, cfg  # noqa: F401  (cfg: the fixture)
 
 pytestmark = needs_bundle
 

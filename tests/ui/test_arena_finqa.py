@@ -24,7 +24,8 @@ from fintrade_tui.ui.evidence import EvidencePanel, PassageScreen
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.questions import save_questions
 from fintrade_tui.workspace.run_records import RunStore
-from tests.ui.test_arena import ArenaApp, settle
+from tests.ui.conftest import settle, until
+from tests.ui.test_arena import ArenaApp
 
 FINQA = Path(__file__).parents[1] / "data" / "external" / "finqa" / "train_sample.json"
 SIGN = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/"}
@@ -75,19 +76,30 @@ def finqa_case(built_store: Config, tmp_path: Path) -> tuple[Config, str, dict[s
     return cfg, rid, item
 
 
+def _scores(pane: Any) -> str:
+    return str(pane.query_one(".pane-scores", Static).render())
+
+
 async def test_the_arena_shows_a_finqa_trace_and_its_table(finqa_case) -> None:
     cfg, rid, item = finqa_case
     app = ArenaApp(cfg, run_ids=[rid], read_only=True)
     async with app.run_test(size=(180, 50)) as pilot:
         await settle(pilot)
-        await settle(pilot)  # the checks' thread, then the panel
         arena = app.screen
         pane = arena.panes()[0]
-        scores = str(pane.query_one(".pane-scores", Static).render())
+        panel = arena.query_one(EvidencePanel)
+        await until(  # the checks' thread, then the pane and the panel
+            pilot,
+            lambda: (
+                "Benchmark rule" in _scores(pane)
+                and any(r.line.startswith("[answer step") for r in panel.rows)
+            ),
+            what="the checks in the pane and the trace in the panel",
+        )
+        scores = _scores(pane)
         assert "Match (tolerance): ✗ not equal" in scores
         assert "Benchmark rule (finqa): ✗ not equal" in scores
         assert f"reference {item['qa']['exe_ans']:g}" in scores.replace(",", "")
-        panel = arena.query_one(EvidencePanel)
         lines = [r.line for r in panel.rows]
         n_ref = len([s for s in item["qa"]["program"].split("),") if s.strip()])
         ref_steps = [ln for ln in lines if ln.startswith("[ref step")]

@@ -21,7 +21,8 @@ from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.questions import save_questions
 from fintrade_tui.workspace.run_records import RunStore
 from tests.conftest import needs_bundle
-from tests.ui.test_arena import JUDGE, ArenaApp, settle, until
+from tests.ui.conftest import settle, until
+from tests.ui.test_arena import JUDGE, ArenaApp
 
 pytestmark = needs_bundle
 SEEDS = "fintradebench/questions/FinTradeBench_Golden_Seed_150.csv"
@@ -59,13 +60,13 @@ async def test_f4_gets_the_claim_level_line_and_a_clean_audit(f4_case) -> None:
     async with app.run_test(size=(180, 50)) as pilot:
         await settle(pilot)
         pane = app.screen.panes()[0]
-        await until(pilot, lambda: pane.checks is not None)
+        await until(pilot, lambda: pane.checks is not None, what="the answer checks")
         scores = str(pane.query_one(".pane-scores", Static).render())
         assert "Match (tolerance): · open — open-ended reference (" in scores
         assert "33.38%" in scores and "the judge or a person decides" in scores
         assert "not equal" not in scores and "24.5 vs" not in scores
         await pilot.press("j")  # the inline judge, which runs the numeric audit
-        await until(pilot, lambda: (pane.judge or {}).get("status") == "ok")
+        await until(pilot, lambda: (pane.judge or {}).get("status") == "ok", what="the judge")
         await settle(pilot)
         audit = pane.judge["detail"]["audit"]
         claims = audit["claims"]

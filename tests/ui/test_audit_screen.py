@@ -14,6 +14,7 @@ from fintrade_tui.config import Config
 from fintrade_tui.ui.app import FinTradeApp
 from fintrade_tui.workspace.audits import CRITERIA, ItemAuditStore
 from fintrade_tui.workspace.questions import Question
+from tests.ui.conftest import settle
 
 AUDIT = {
     "clarity": "minor",
@@ -39,12 +40,6 @@ def cfg(tmp_path: Path) -> Config:
             ],
         )
     return c
-
-
-async def settle(pilot: Any) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def _set(screen: Any, values: dict[str, str]) -> None:

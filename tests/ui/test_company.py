@@ -26,9 +26,11 @@ from fintrade_tui.store.company import (
 )
 from fintrade_tui.store.queries import fundamentals_as_of, signals_between, snapshot
 from fintrade_tui.ui.screenshots import tables_measured
+from fintrade_tui.ui.textual_private import notifications
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.questions import Question, save_questions
 from tests.conftest import BUNDLE
+from tests.ui.conftest import settle, until
 
 # -- core ----------------------------------------------------------------------------------
 
@@ -170,23 +172,20 @@ def cfg(built_store: Config, tmp_path: Path) -> Config:
     return built_store.model_copy(update={"workspace": tmp_path / "ws.duckdb"})
 
 
-async def settle(pilot) -> None:
-    """Wait until no worker is running (a worker's result may start another) and the
-    screen has processed the results."""
-    app = pilot.app
-    for _ in range(100):
-        await pilot.pause()
-        busy = [w for w in app.workers if not w.is_finished]
-        if not busy:
-            await pilot.pause()
-            return
-        await app.workers.wait_for_complete(busy)
-    raise AssertionError("workers did not finish")
-
-
 def _table_rows(screen) -> list[tuple[str, ...]]:
     table = screen.query_one("#company-fundamentals")
     return [tuple(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)]
+
+
+def _palette_highlight(app) -> str | None:
+    """The command palette's highlighted command (its title), if the palette shows one."""
+    from textual.command import CommandList
+
+    lists = app.screen.query(CommandList)
+    if not lists or lists.first().highlighted is None:
+        return None
+    option = lists.first().highlighted_option
+    return str(option.prompt).splitlines()[0] if option else None
 
 
 async def test_universe_to_company_and_quarter_steps(cfg: Config, con) -> None:
@@ -248,7 +247,7 @@ async def test_unknown_ticker_is_shown_in_place(cfg: Config) -> None:
         await settle(pilot)
         assert type(app.screen).__name__ == "CompanyScreen"
         assert "not in the store" in str(app.screen.query_one("#company-quarter").content)
-        assert any("ZZZZ" in n.message for n in app._notifications)
+        assert any("ZZZZ" in n.message for n in notifications(app))
         await pilot.press("left", "right")  # nothing loaded: the keys do nothing, no crash
         assert app.is_running
 
@@ -269,7 +268,7 @@ async def test_every_key_is_a_palette_command(cfg: Config) -> None:
         before = app.screen.view["quarter"]["key"]
         await pilot.press("ctrl+p")
         await pilot.press(*"Prev quarter")
-        await pilot.pause(0.3)
+        await until(pilot, lambda: _palette_highlight(app) == "Prev quarter", what="the match")
         await pilot.press("enter")
         await settle(pilot)
         assert type(app.screen).__name__ == "CompanyScreen"

@@ -17,7 +17,8 @@ from fintrade_tui.cli import main
 from fintrade_tui.config import Config, load_config
 from fintrade_tui.ui.app import FinTradeApp
 from tests.conftest import BUNDLE, write_config
-from tests.ui.test_results import SIZE, settle
+from tests.ui.conftest import settle
+from tests.ui.test_results import SIZE
 
 SMALL = (
     Path(__file__).resolve().parent.parent / "data" / "external" / "generic" / "runs_small.jsonl"
@@ -144,6 +145,8 @@ async def test_names_from_a_file_are_shown_as_text_not_markup(built_store, tmp_p
 async def test_w_writes_the_filtered_view(imported) -> None:
     import duckdb
 
+    folder = imported.store.parent / "exports"  # beside the store other tests share
+    before = set(folder.glob("view-*")) if folder.is_dir() else set()
     app = FinTradeApp(imported, start="results")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -157,10 +160,10 @@ async def test_w_writes_the_filtered_view(imported) -> None:
         await settle(pilot)
         await pilot.press("w")
         await settle(pilot)
-    folder = imported.store.parent / "exports"
-    (runs,) = sorted(folder.glob("view-*-runs.csv"))
-    (jsonl,) = sorted(folder.glob("view-*-runs.jsonl"))
-    (acc,) = sorted(folder.glob("view-*-accuracy.csv"))
+    written = set(folder.glob("view-*")) - before  # this test's view, not another test's
+    (runs,) = [p for p in written if p.name.endswith("-runs.csv")]
+    (jsonl,) = [p for p in written if p.name.endswith("-runs.jsonl")]
+    (acc,) = [p for p in written if p.name.endswith("-accuracy.csv")]
     try:
         con = duckdb.connect()
         got = [r for (r,) in con.execute(f"SELECT run_id FROM '{runs}' ORDER BY 1").fetchall()]

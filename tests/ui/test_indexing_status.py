@@ -9,7 +9,9 @@ from typing import Any
 from fintrade_tui.config import Config, load_config
 from fintrade_tui.retrieval import indexing
 from fintrade_tui.ui.app import FinTradeApp
+from fintrade_tui.ui.textual_private import notifications
 from tests.conftest import needs_bundle, write_config
+from tests.ui.conftest import until
 
 pytestmark = needs_bundle
 
@@ -31,9 +33,10 @@ async def test_index_in_background_queues_every_filing_company(
     t0 = time.perf_counter()  # before the app starts: a slow start must not eat the delay
     async with app.run_test(size=(120, 40)) as pilot:
         first = app.screen  # the first screen is up before anything is queued
-        while not queued and time.perf_counter() - t0 < 30:
-            await pilot.pause(0.1)
-        assert time.perf_counter() - t0 >= 2.0  # the indexer waits 2 s after the mount
+        await until(pilot, lambda: queued, what="the filing companies queued")
+        # the subject is a delay: the indexer waits 2 s after the mount (a lower bound, which
+        # a busy machine only makes longer)
+        assert time.perf_counter() - t0 >= 2.0
         assert app.screen is first and type(first).__name__ == "UniverseScreen"
     want = [r[0] for r in con.execute("SELECT DISTINCT ticker FROM filings ORDER BY 1").fetchall()]
     assert queued == [want] and len(want) == 7
@@ -44,15 +47,16 @@ async def test_title_shows_progress_then_a_ready_notice(built_store, tmp_path) -
     app = FinTradeApp(cfg)
     titles: list[str] = []
     async with app.run_test(size=(120, 40)) as pilot:
+        app.watch(app, "title", lambda title: titles.append(title))  # each, as it changes
         app.follow_indexing(["ADSK"])
         bg = indexing.background(cfg)
-        t0 = time.perf_counter()
-        while time.perf_counter() - t0 < 300:
-            await pilot.pause(0.25)
-            titles.append(app.title)
-            if not bg.status.running and app._index_timer is None:
-                break
-        notices: list[Any] = [n.message for n in app._notifications]
+        await until(
+            pilot,
+            lambda: not bg.status.running and app._index_timer is None,
+            what="ADSK's filings indexed and the title's progress stopped",
+            timeout=300,
+        )
+        notices: list[Any] = [n.message for n in notifications(app)]
     shown = [t for t in titles if "indexing for RAG" in t]
     assert shown, titles[:5]
     assert any("/8 filings · ADSK 10-" in t for t in shown)

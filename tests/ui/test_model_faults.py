@@ -20,7 +20,7 @@ from fintrade_tui.ui.app import FinTradeApp
 from fintrade_tui.ui.faults import fault, tidy
 from fintrade_tui.workspace.run_records import RunStore
 from tests.conftest import needs_bundle
-from tests.ui.test_arena import until
+from tests.ui.conftest import settle, until
 
 ANSWER = "Apple's ROE was 25.9% and its ROA 4.0% as of the FY2024 10-K."
 PARTIAL = ["Apple's ROE ", "was 25.9% "]
@@ -102,9 +102,9 @@ class ArenaApp(FinTradeApp):
         self.push_screen(ArenaScreen(question_id="T-FAULT"))
 
 
-def app_focus_on_a_pane(arena: Any) -> bool:
+def ready(arena: Any) -> bool:
     """The question is open and a pane has the focus (keys go to the screen, not the picker)."""
-    return arena.app.focused in arena.panes()
+    return arena.runner is not None and arena.app.focused in arena.panes()
 
 
 def _text(pane: Any, part: str) -> str:
@@ -117,23 +117,27 @@ async def _fault_beside_a_streaming_pane(pilot: Any, mode: str | None) -> tuple[
     SCRIPT["bad"] = mode
     GATE["good"] = asyncio.Event()
     arena = pilot.app.screen
-    await until(pilot, lambda: arena.runner is not None and app_focus_on_a_pane(arena))
+    await until(pilot, lambda: ready(arena), what="the question open, a pane focused")
     while arena.compare != "good":  # M cycles the second model through the registry
         await pilot.press("M")
-    await until(pilot, lambda: len(arena.panes()) == 2)
+    await until(pilot, lambda: len(arena.panes()) == 2, what="two panes")
     faulty, good = arena.panes()
     assert (faulty.model, good.model) == (arena.model, "good")
     await pilot.press("r")
-    await until(pilot, lambda: faulty.finished)
+    await until(pilot, lambda: faulty.finished, what="the faulty pane to end")
     # the fault is in its pane; the other pane is mid-answer and still streaming
-    await until(pilot, lambda: good.markdown.source.strip() == ANSWER.split(" ")[0])
+    await until(
+        pilot,
+        lambda: good.markdown.source.strip() == ANSWER.split(" ")[0],
+        what="the other pane's first word",
+    )
     assert good.running and good.status == "streaming"
     return faulty, good
 
 
 async def _other_pane_completes(pilot: Any, good: Any) -> None:
     GATE["good"].set()
-    await until(pilot, lambda: good.finished)
+    await until(pilot, lambda: good.finished, what="the other pane to end")
     assert good.status == "completed" and good.markdown.source.strip() == ANSWER
     assert good.fault is None and not good.query_one(".pane-fault").display
 
@@ -178,7 +182,11 @@ async def test_a_fault_shows_in_its_pane_and_retry_reruns_only_it(
             SCRIPT["bad"] = None  # the provider recovers; R reruns the faulted pane only
             good.focus()  # the focused pane did not fail: R retries the failed one
             await pilot.press("R")
-            await until(pilot, lambda: faulty.finished and faulty.run_id != first["id"])
+            await until(
+                pilot,
+                lambda: faulty.finished and faulty.run_id != first["id"],
+                what="the retried pane to end",
+            )
             assert faulty.status == "completed" and faulty.markdown.source.strip() == ANSWER
             assert faulty.fault is None and not faulty.query_one(".pane-fault").display
             assert good.run_id == good_run and good.status == "completed"
@@ -209,7 +217,11 @@ async def test_a_missing_local_model_file_names_the_file_and_the_fix(cfg: Config
             await _other_pane_completes(pilot, good)
             faulty.focus()
             await pilot.press("R")  # the file is still missing: the same fault, the app up
-            await until(pilot, lambda: not faulty.running and faulty.fault is not None)
+            await until(
+                pilot,
+                lambda: not faulty.running and faulty.fault is not None,
+                what="the retried pane's fault",
+            )
             await pilot.pause()
             assert _text(faulty, ".pane-fault").splitlines()[0] == first
             assert "retrying" in str(app.screen.query_one("#arena-status").content)
@@ -224,12 +236,16 @@ async def test_retry_with_nothing_failed_says_so(cfg: Config) -> None:
     app = ArenaApp(cfg, "bad")
     async with app.run_test(size=(160, 40)) as pilot:
         arena = app.screen
-        await until(pilot, lambda: arena.runner is not None and app_focus_on_a_pane(arena))
+        await until(pilot, lambda: ready(arena), what="the question open, a pane focused")
         await pilot.press("R")
-        await pilot.pause()
-        await pilot.pause(0.5)
-        assert "no failed pane to retry" in str(arena.query_one("#arena-status").content)
+        await until(
+            pilot,
+            lambda: "no failed pane to retry" in str(arena.query_one("#arena-status").content),
+            what="the status line's answer",
+        )
+        await settle(pilot)
         assert not any(p.running for p in arena.panes())
+        assert RunStore(app.workspace_connection()).list(question="T-FAULT", limit=10) == []
 
 
 def test_fault_text_from_error_lines() -> None:

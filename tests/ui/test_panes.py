@@ -4,7 +4,7 @@ followed answer ends scrolled to its last line."""
 
 from __future__ import annotations
 
-import asyncio
+import time
 from typing import Any
 
 from textual.app import App, ComposeResult
@@ -12,6 +12,7 @@ from textual.containers import Horizontal
 from textual.widgets import Markdown
 
 from fintrade_tui.ui.panes import AnswerPane
+from tests.ui.conftest import until
 
 
 class _PaneApp(App):
@@ -57,8 +58,11 @@ async def test_follows_the_end_in_half_pane_steps_and_ends_at_the_bottom() -> No
         assert len(moves) < len(offsets) / 4
         assert all(m >= height // 2 - 2 for m in moves)
         pane.settle()
-        await pilot.pause()
-        await pilot.pause()
+        await until(
+            pilot,
+            lambda: pane.body.scroll_y == pane.body.max_scroll_y,
+            what="the settled pane scrolled to its end",
+        )
         assert pane.markdown.styles.min_height is None
         assert pane.body.max_scroll_y > 0
         assert pane.body.scroll_y == pane.body.max_scroll_y
@@ -151,7 +155,10 @@ async def test_timings_count_from_when_the_model_is_asked() -> None:
         pane = app.query_one(AnswerPane)
         await pane.reset()
         pane.preparing()
-        await asyncio.sleep(0.3)
+        assert pane.clock is not None
+        pane.clock.started -= 60  # as if preparing had taken a minute
+        asked = time.monotonic()
         pane.started("run-1", None)
         pane.token()
-        assert pane.clock is not None and pane.clock.ttft() < 0.2
+        # a new clock, from when the model was asked: the first token counts from there
+        assert pane.clock.first is not None and pane.clock.first >= pane.clock.started >= asked

@@ -26,6 +26,7 @@ from fintrade_tui.ui.app import FinTradeApp
 from fintrade_tui.ui.screenshots import tables_measured
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.evidence import LABELS
+from tests.ui.conftest import settle
 from tests.unit.test_failures_export import EXPECTED, QUESTIONS, populate
 
 SIZE = (160, 48)
@@ -52,14 +53,6 @@ def _expected_tables(cfg: Config) -> dict[str, Any]:
     finally:
         con.close()
     return out
-
-
-async def settle(pilot: Pilot) -> None:
-    """Let the screen's workers finish and their results reach the widgets."""
-    for _ in range(3):
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 class Recorder:

@@ -22,7 +22,8 @@ from fintrade_tui.ui.results_text import lane_cells
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.scores import ScoreStore
 from tests.conftest import BUNDLE, write_config
-from tests.ui.test_results import SIZE, _cells, settle
+from tests.ui.conftest import settle
+from tests.ui.test_results import SIZE, _cells
 from tests.unit.test_annotators import _second_annotator
 from tests.unit.test_failures_export import populate
 

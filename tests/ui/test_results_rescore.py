@@ -13,7 +13,7 @@ from fintrade_tui.config import Config
 from fintrade_tui.judging.session import score_rows
 from fintrade_tui.stats.tables import LABELS_SCALE, accuracy_table, fmt_cell, shown_conditions
 from fintrade_tui.ui.app import FinTradeApp
-from tests.ui.test_results import settle
+from tests.ui.conftest import settle
 from tests.unit.test_rescore import SELECTED, cfg, cfg_path  # noqa: F401 (fixtures)
 
 SIZE = (160, 48)

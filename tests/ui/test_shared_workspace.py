@@ -6,10 +6,8 @@ by benchmarks/bench_shared_workspace.py (a timed assertion would fail on a loade
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
-import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -22,7 +20,8 @@ from fintrade_tui.config import Config
 from fintrade_tui.ui.app import FinTradeApp
 from fintrade_tui.workspace.connection import open_workspace
 from tests.conftest import BUNDLE, write_config
-from tests.ui.test_results import SIZE, settle
+from tests.ui.conftest import settle, until
+from tests.ui.test_results import SIZE
 from tests.unit.test_failures_export import populate
 
 MODELS = set(synthetic_runs.MODELS)
@@ -37,14 +36,19 @@ def _cli(cfg_file: Path, *args: str) -> subprocess.Popen:
     )
 
 
-async def _finish(proc: subprocess.Popen, timeout: float = 300) -> str:
-    end = time.monotonic() + timeout
-    while proc.poll() is None:  # the app keeps running while we wait
-        assert time.monotonic() < end, "the other process did not finish"
-        await asyncio.sleep(0.05)
+async def _finish(pilot: Any, proc: subprocess.Popen, timeout: float = 300) -> str:
+    """The other process's output once it has ended well; the app keeps running meanwhile."""
+    command = " ".join(proc.args[5:])  # after `python -m fintrade_tui --config <file>`
+    await until(pilot, lambda: proc.poll() is not None, what=f"`{command}` to end", timeout=timeout)
     out, err = proc.communicate()
     assert proc.returncode == 0, err
     return out
+
+
+def _watch_has_looked(app: FinTradeApp) -> bool:
+    """The workspace watch has taken its first look: what it saw then is not news, what
+    another process writes after it is."""
+    return app._watch is not None
 
 
 def _recorded_notices(app: FinTradeApp) -> list[str]:
@@ -98,19 +102,17 @@ async def test_runs_imported_and_scored_elsewhere_show_while_the_explorer_is_ope
         assert not {m for m, _ in old} & set(MODELS)
 
         notes = _recorded_notices(app)
+        await until(pilot, lambda: _watch_has_looked(app), what="the workspace watch")
         importer = _cli(cfg_file, "runs", "import", str(published), "--json")
-        while True:  # the explorer keeps answering while the import writes
-            await pilot.pause(0.05)
+
+        def new_rows() -> set[tuple[str, str]]:  # the explorer keeps answering meanwhile
+            assert importer.poll() in (None, 0), importer.stderr.read()
             rows = _model_rows(screen) - old
-            if len(rows) >= 16:
-                shown = datetime.now()
-                break
-            assert importer.poll() is None or importer.returncode == 0, importer.stderr.read()
-            if importer.poll() is not None and not hasattr(importer, "ended"):
-                importer.ended = time.monotonic()  # type: ignore[attr-defined]
-            ended = getattr(importer, "ended", None)
-            assert ended is None or time.monotonic() - ended < 60, "the new runs never showed"
-        await _finish(importer)
+            return rows if len(rows) >= 16 else set()
+
+        rows = await until(pilot, new_rows, what="the imported runs on the screen", timeout=300)
+        shown = datetime.now()
+        await _finish(pilot, importer)
         assert {m for m, _ in rows} == set(MODELS)
         with open_workspace(cfg.workspace, read_only=True) as con:
             (began,) = con.execute("SELECT max(imported_at) FROM runs").fetchone()
@@ -120,12 +122,10 @@ async def test_runs_imported_and_scored_elsewhere_show_while_the_explorer_is_ope
         assert lag > 0  # shown after the import began writing, not from something else
 
         scorer = _cli(cfg_file, "score", run_id, "--accuracy", "4", "--note", "from elsewhere")
-        await _finish(scorer)
-        end = time.monotonic() + 30  # the watch looks every TICK, notices at most every SETTLE
-        while not any("1 score new" in m for m in notes) and time.monotonic() < end:
-            await pilot.pause(0.1)
+        await _finish(pilot, scorer)
+        # the watch looks every TICK, notices at most every SETTLE
+        await until(pilot, lambda: any("1 score new" in m for m in notes), what="the notice")
         assert any("Workspace updated by another process: 2,400 runs" in m for m in notes)
-        assert any("1 score new" in m for m in notes), notes
 
     with open_workspace(cfg.workspace, read_only=True) as con:
         runs = con.execute("SELECT count(*), count(DISTINCT id) FROM runs").fetchone()
@@ -143,7 +143,7 @@ async def test_runs_imported_and_scored_elsewhere_show_while_the_explorer_is_ope
 async def test_a_score_saved_elsewhere_shows_in_the_arena_pane(
     built_store: Config, tmp_path: Path
 ) -> None:
-    from tests.ui.test_arena import ArenaApp, until
+    from tests.ui.test_arena import ArenaApp
 
     cfg, cfg_file = _populated(built_store, tmp_path)
     with open_workspace(cfg.workspace) as con:
@@ -152,10 +152,14 @@ async def test_a_score_saved_elsewhere_shows_in_the_arena_pane(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         pane = next(p for p in app.screen.panes() if p.run_id == ids[1])
-        await pilot.pause(0.5)  # the watch has had its first look
+        await until(pilot, lambda: _watch_has_looked(app), what="the workspace watch")
         scorer = _cli(cfg_file, "score", ids[1], "--accuracy", "2", "--note", "seen elsewhere")
-        await _finish(scorer)
-        await until(pilot, lambda: (pane.human or {}).get("note") == "seen elsewhere", 30)
+        await _finish(pilot, scorer)
+        await until(
+            pilot,
+            lambda: (pane.human or {}).get("note") == "seen elsewhere",
+            what="the score in the pane",
+        )
         assert pane.human["accuracy"] == 2
         other = next(p for p in app.screen.panes() if p.run_id == ids[0])
         assert (other.human or {}).get("note") != "seen elsewhere"

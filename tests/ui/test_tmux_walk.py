@@ -1,8 +1,8 @@
 """The explorer walk in a real terminal (slow, ~30-60 s): the installed `fintrade-tui` binary
 in tmux at 160x48, as a new user would go — Universe -> NVDA -> quarters -> Questions (the
 nearest quarter offered) -> Arena (a litellm `mock_response` model) -> score -> Results ->
-export, then Escape all the way back. Each step asserts what the screen shows
-(`tmux capture-pane -p`), polling with a timeout; the numbers read off the screen are checked
+export, then Escape all the way back. Each key is sent alone, then the walk waits until the
+screen (`tmux capture-pane -p`) shows what it did; the numbers read off the screen are checked
 against the workspace afterwards.
 
 The store is the session's `built_store` (through a symlink in the test's folder, so exports
@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import BUNDLE, ROOT
+from tests.ui.conftest import LIMIT, wait_for
 
 BIN = ROOT / ".venv" / "bin" / "fintrade-tui"
 TMUX = shutil.which("tmux") or "/usr/bin/tmux"
@@ -44,49 +45,60 @@ def _quarter(d: date) -> str:
     return f"Q{(d.month - 1) // 3 + 1} {d.year}"
 
 
+def focused_row(dimension: str) -> str:
+    """The score modal's focused dimension on a styled screen: its row is drawn bold."""
+    return rf"\x1b\[1m(?:\x1b\[[0-9;]*m)*{dimension} "
+
+
 class Term:
-    """One tmux server of our own (-L): a session running the binary, keys and screens."""
+    """One tmux server of our own (-L): a session running the binary, keys and screens. Each
+    key is sent alone and the walk waits for what it does before the next one: keys sent in a
+    burst race the screen they are meant for."""
 
     def __init__(self, folder: Path, command: str) -> None:
-        conf = folder / "tmux.conf"  # the size stays 160x48 whatever clients come and go
-        conf.write_text("set -g default-size 160x48\n")
+        conf = folder / "tmux.conf"  # the size stays 160x48 whatever clients come and go;
+        # the pane stays, dead, once its command has ended: its last words can still be read
+        conf.write_text("set -g default-size 160x48\nset -g remain-on-exit on\n")
         self.base = [TMUX, "-L", f"walk-{os.getpid()}-{time.monotonic_ns()}", "-f", str(conf)]
         self.last = ""
         self._tmux("new-session", "-d", "-x", "160", "-y", "48", "-s", "walk", command)
 
     def _tmux(self, *args: str) -> str:
-        done = subprocess.run([*self.base, *args], capture_output=True, text=True, timeout=10)
+        done = subprocess.run([*self.base, *args], capture_output=True, text=True, timeout=LIMIT)
         assert done.returncode == 0, done.stderr
         return done.stdout
 
-    def screen(self) -> str:
-        self.last = self._tmux("capture-pane", "-p", "-t", "walk")
+    def screen(self, styled: bool = False) -> str:
+        """What the pane shows; `styled` keeps the escape codes of its colours and bold."""
+        self.last = self._tmux("capture-pane", "-p", *(["-e"] if styled else []), "-t", "walk")
         return self.last
 
-    def keys(self, *keys: str) -> None:
-        for k in keys:
-            self._tmux("send-keys", "-t", "walk", k)
+    def wait(self, pattern: str, timeout: float = LIMIT, styled: bool = False) -> re.Match[str]:
+        """The first match of the regex on the screen, once it shows."""
+        try:
+            return wait_for(
+                lambda: re.search(pattern, self.screen(styled), re.MULTILINE),
+                what=f"{pattern!r} on the screen",
+                timeout=timeout,
+            )
+        except AssertionError as missing:
+            size = self._tmux("display", "-p", "-t", "walk", "#{window_width}x#{window_height}")
+            raise AssertionError(f"{missing}; the {size.strip()} screen:\n{self.last}") from None
 
-    def wait(self, pattern: str, timeout: float = 15.0) -> re.Match[str]:
-        """The first match of the regex on the screen, polled until `timeout`."""
-        end = time.monotonic() + timeout
-        while True:
-            found = re.search(pattern, self.screen(), re.MULTILINE)
-            if found:
-                return found
-            if time.monotonic() > end:
-                size = self._tmux("display", "-p", "-t", "walk", "#{window_width}x#{window_height}")
-                raise AssertionError(
-                    f"{pattern!r} not on the {size.strip()} screen after {timeout} s:\n{self.last}"
-                )
-            time.sleep(0.1)
+    def press(self, key: str, shows: str, timeout: float = LIMIT) -> re.Match[str]:
+        """Send one key, then wait until the screen shows what it does."""
+        self.keys(key)
+        return self.wait(shows, timeout)
 
-    def footer(self, timeout: float = 5.0) -> str:
+    def keys(self, key: str) -> None:
+        self._tmux("send-keys", "-t", "walk", key)
+
+    def footer(self) -> str:
         """The footer line (the one ending in the palette key), once it is drawn."""
-        return self.wait(r"^.*\^p palette\s*$", timeout)[0]
+        return self.wait(r"^.*\^p palette\s*$")[0]
 
     def close(self) -> None:
-        subprocess.run([*self.base, "kill-server"], capture_output=True, timeout=10)
+        subprocess.run([*self.base, "kill-server"], capture_output=True, timeout=LIMIT)
 
 
 @pytest.fixture
@@ -119,19 +131,19 @@ def test_walk_through_the_explorer_in_tmux(walk_config: Path, tmp_path: Path, bu
     # bare `fintrade-tui`: the explorer, not the help
     # COLUMNS / LINES inherited from the test process would pin the app to their size
     run = f"env -u COLUMNS -u LINES {BIN} --config {walk_config}"
-    term = Term(tmp_path, f"cd {tmp_path} && {run}; echo EXITED $?; sleep 30")
+    term = Term(tmp_path, f"cd {tmp_path} && {run}; echo EXITED $?")
     try:
         # -- Universe (after the seed questions are imported: a new workspace)
-        total = term.wait(r"(\d+) of \1 tickers · Enter opens", timeout=120)[1]
+        total = term.wait(r"(\d+) of \1 tickers · Enter opens", timeout=2 * LIMIT)[1]
         assert "fintrade-tui — Universe" in term.last and int(total) > 100
-        term.keys("N", "V", "D", "A")
-        term.wait(r"of \d+ tickers matching 'NVDA'")
+        for typed in ("N", "NV", "NVD", "NVDA"):  # the first key moves to the filter
+            term.press(typed[-1], rf"of \d+ tickers matching {re.escape(repr(typed))}")
         assert re.search(r"^ NVDA +NVIDIA Corporation", term.last, re.MULTILINE)
 
         # -- Company: opens on the latest quarter with questions, and says so
-        term.keys("Enter")
-        head = term.wait(
-            r"NVDA · (FY\d{4} Q\d) \((Q\d \d{4})\): the latest quarter with questions \((\d+)\)"
+        head = term.press(
+            "Enter",
+            r"NVDA · (FY\d{4} Q\d) \((Q\d \d{4})\): the latest quarter with questions \((\d+)\)",
         )
         key, calendar, n_there = head[1], head[2], int(head[3])
         i = keys.index(key)
@@ -140,24 +152,21 @@ def test_walk_through_the_explorer_in_tmux(walk_config: Path, tmp_path: Path, bu
         term.wait(rf"◀ {key} · period end {ends[i]}.*q questions: {n_there} in {calendar}\)")
         assert "NVIDIA Corporation · Technology / Semiconductors" in term.last
         assert "esc Back" in term.footer()
-        term.keys("Left")
-        term.wait(rf"◀ {keys[i - 1]} · period end {ends[i - 1]}")
-        term.keys("Right")
-        term.wait(rf"◀ {key} · period end")
-        term.keys("End")  # the latest quarter: no question is dated in it
-        term.wait(rf"◀ {keys[-1]} · period end {ends[-1]}.*\(←/→ quarters, q questions\)")
+        term.press("Left", rf"◀ {keys[i - 1]} · period end {ends[i - 1]}")
+        term.press("Right", rf"◀ {key} · period end")
+        # the latest quarter: no question is dated in it
+        term.press("End", rf"◀ {keys[-1]} · period end {ends[-1]}.*\(←/→ quarters, q questions\)")
 
         # -- Questions: nothing in that quarter, the nearest one offered
-        term.keys("q")
-        term.wait(
+        term.press(
+            "q",
             rf"No question in {_quarter(ends[-1])} for NVDA; nearest with questions: "
-            rf"{calendar} \({n_there}\) — press n to show it"
+            rf"{calendar} \({n_there}\) — press n to show it",
         )
         assert re.search(r"Ticker NVDA .*Quarter " + _quarter(ends[-1]), term.last)
         assert re.search(r"\b0 of (\d+)", term.last)
         term.wait(r"^.* n Nearest .*esc Back .*\^p palette\s*$")
-        term.keys("n")
-        counted = term.wait(rf"Quarter {calendar} .*\b({n_there}) of (\d+)")
+        counted = term.press("n", rf"Quarter {calendar} .*\b({n_there}) of (\d+)")
         bank = int(counted[2])
         assert "press n to show it" not in term.last
         term.wait(r"^(?!.* n Nearest ).*esc Back .*\^p palette\s*$")  # nothing left to apply
@@ -166,56 +175,43 @@ def test_walk_through_the_explorer_in_tmux(walk_config: Path, tmp_path: Path, bu
         assert _quarter(as_of) == calendar
 
         # -- Arena: the highlighted question, two conditions, mocked answers
-        term.keys("Enter")
-        term.wait(rf"^ {re.escape(qid)} · \S+ · as of {as_of} · .*NVDA", timeout=20)
+        term.press("Enter", rf"^ {re.escape(qid)} · \S+ · as of {as_of} · .*NVDA")
         term.wait(r"│ No-RAG .*│ Oracle ")
         assert "esc Back" in term.footer()
-        term.keys("r")
-        term.wait(r"completed · .*completed · ", timeout=30)
+        term.press("r", r"completed · .*completed · ")
         assert term.last.count(ANSWER) == 2
 
         # -- score the No-RAG pane: 4, 5, 4, 3; the Oracle pane's modal opens next, cancelled
-        term.keys("s")
-        term.wait(r"Score No-RAG")
-        for k, v, dim in (("4", 4, "accuracy"), ("5", 5, "completeness"), ("4", 4, "relevance")):
-            term.keys(k)
-            term.wait(rf"{dim} +{'■' * v}{'□' * (5 - v)}  {v}")
-            term.keys("Down")
-        term.keys("3")
-        term.wait(r"clarity +■■■□□  3")
-        term.keys("Enter")
-        term.wait(r"Score Oracle")
-        term.keys("Escape")
-        term.wait(r"saved score v1 for No-RAG")
+        term.press("s", r"Score No-RAG")
+        for n, dim in ((4, "accuracy"), (5, "completeness"), (4, "relevance"), (3, "clarity")):
+            term.wait(focused_row(dim), styled=True)  # the row the key scores
+            term.press(str(n), rf"{dim} +{'■' * n}{'□' * (5 - n)}  {n}")
+            if dim != "clarity":
+                term.keys("Down")
+        term.press("Enter", r"Score Oracle")
+        term.press("Escape", r"saved score v1 for No-RAG")
 
         # -- Results: the human score shows (accuracy 4 of 5 = 80 %), then the case export
-        term.keys("F4")
-        term.wait(r"Accuracy % \(LLM-judge scores\)", timeout=30)
+        term.press("F4", r"Accuracy % \(LLM-judge scores\)")
         assert "esc Back" in term.footer()
-        term.keys("s")
-        term.wait(r"Accuracy % \(human scores\)")
-        term.wait(r"^ mock +No-RAG .*\b80\.0 +1\b", timeout=30)
-        term.wait(rf"unrated +{re.escape(qid)} +\S+ +mock +Oracle", timeout=30)
-        term.keys("x")  # HTML with the explorer's own screenshots, and Markdown
-        term.wait(r"Case study written \(HTML, Markdown\)", timeout=60)
+        term.press("s", r"Accuracy % \(human scores\)")
+        term.wait(r"^ mock +No-RAG .*\b80\.0 +1\b")
+        term.wait(rf"unrated +{re.escape(qid)} +\S+ +mock +Oracle")
+        # HTML with the explorer's own screenshots, and Markdown
+        term.press("x", r"Case study written \(HTML, Markdown\)")
         exported = list((tmp_path / "store" / "exports").glob(f"case-{qid}-*.md"))
         assert len(exported) == 1 and ANSWER in exported[0].read_text(encoding="utf-8")
         page = exported[0].with_suffix(".html").read_text(encoding="utf-8")
         assert 'data-screen="Arena"' in page
 
         # -- Escape all the way back: each screen as it was left
-        term.keys("Escape")
-        term.wait(r"saved score v1 for No-RAG")
+        term.press("Escape", r"saved score v1 for No-RAG")
         assert term.last.count(ANSWER) == 2
-        term.keys("Escape")
-        term.wait(rf"Quarter {calendar} .*\b{n_there} of {bank}")
-        term.keys("Escape")
-        term.wait(rf"◀ {keys[-1]} · period end {ends[-1]}")
-        term.keys("Escape")
-        term.wait(r"of \d+ tickers matching 'NVDA'")
+        term.press("Escape", rf"Quarter {calendar} .*\b{n_there} of {bank}")
+        term.press("Escape", rf"◀ {keys[-1]} · period end {ends[-1]}")
+        term.press("Escape", r"of \d+ tickers matching 'NVDA'")
         assert re.search(r"^ NVDA +NVIDIA Corporation", term.last, re.MULTILINE)
-        term.keys("C-q")
-        term.wait(r"EXITED 0")
+        term.press("C-q", r"EXITED 0")
     finally:
         term.close()
 

@@ -16,10 +16,11 @@ from click.testing import CliRunner
 
 from fintrade_tui.config import Config, ModelConfig
 from fintrade_tui.store.company import quarters
+from fintrade_tui.ui.textual_private import notifications, send_as_terminal
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.questions import Question, save_questions
 from tests.conftest import BUNDLE, write_config
-from tests.ui.test_company import settle
+from tests.ui.conftest import settle, until
 
 ANSWER = "NVDA's ROE was high in the quarter."
 
@@ -284,37 +285,49 @@ async def test_escape_on_a_streaming_arena_warns_first(cfg: Config) -> None:
 
     from fintrade_tui.models import llm, providers
     from fintrade_tui.ui.app import FinTradeApp
+    from fintrade_tui.workspace.run_records import RunStore
 
-    class Slow(CustomLLM):
+    class Stalled(CustomLLM):
+        """Streams the answer's first word, then nothing until the Arena cancels it."""
+
         async def astreaming(self, model: str, messages: list, **_: Any):
-            for word in ANSWER.split(" ") * 20:
-                await asyncio.sleep(0.1)
-                yield providers.stream_chunk(word + " ")
+            yield providers.stream_chunk(ANSWER.split(" ")[0] + " ")
+            await asyncio.Event().wait()  # never set: mid-answer until cancelled
             yield providers.stream_chunk("", finished=True)
 
     llm.litellm()
-    providers.register_provider("walk-slow", Slow())
+    providers.register_provider("walk-slow", Stalled())
     cfg.models["slow"] = ModelConfig(model="walk-slow/x")
     app = FinTradeApp(cfg, model="slow", start="questions")
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
         questions = app.screen
         await pilot.press("a")
-        await pilot.pause(0.5)
-        arena = app.screen
-        assert type(arena).__name__ == "ArenaScreen"
+        arena = await until(
+            pilot,
+            lambda: type(app.screen).__name__ == "ArenaScreen" and app.screen,
+            what="the Arena",
+        )
+        await until(  # the question open, its pane focused: `r` runs it
+            pilot,
+            lambda: arena.runner is not None and app.focused in arena.panes(),
+            what="the question open in the Arena",
+        )
         await pilot.press("r")
-        for _ in range(100):  # until the pane streams
-            await pilot.pause(0.05)
-            if any(p.streaming for p in arena.panes()):
-                break
+        pane = await until(
+            pilot,
+            lambda: next((p for p in arena.panes() if p.streaming), None),
+            what="a streaming pane",
+        )
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is arena
-        assert any("Escape again leaves" in n.message for n in app._notifications)
+        assert any("Escape again leaves" in n.message for n in notifications(app))
         await pilot.press("escape")
-        await pilot.pause(0.3)
-        assert app.screen is questions and app.is_running
+        await until(pilot, lambda: app.screen is questions, what="back on the questions")
+        assert app.is_running
+        await settle(pilot)  # the stalled answer was cancelled, and recorded so
+        assert RunStore(app.workspace_connection()).get(pane.run_id)["status"] == "cancelled"
 
 
 @pytest.mark.parametrize("gap", [0.0, 0.001, 0.004])
@@ -333,8 +346,8 @@ async def test_keys_typed_in_a_burst_all_reach_the_filter(cfg: Config, gap: floa
         for key in "NVDA1":
             event = events.Key(key, key)
             event.set_sender(app)
-            app._driver.send_message(event)  # as the terminal's reader thread does
-            await asyncio.sleep(gap)
+            send_as_terminal(app, event)  # as the terminal's reader thread does
+            await asyncio.sleep(gap)  # the subject: keys this far apart, a typist's burst
         await settle(pilot)
         box = app.screen.query_one("#universe-filter")
         assert box.value == "NVDA1" and app.focused is box

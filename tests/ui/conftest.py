@@ -1,0 +1,60 @@
+"""The UI tests' waiting room: a test waits for the state it then asserts, never for a time.
+
+`until` polls a condition between rounds of the app's message queue; `settle` waits until no
+worker runs and the screens have taken what the workers sent; `wait_for` is `until` for another
+process's screen (the tmux walk), which has no message queue here to await. Each gives up, naming
+what it waited for, only after a limit that a loaded machine never reaches: a hung test's."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from textual.pilot import Pilot
+
+T = TypeVar("T")
+
+LIMIT = 60.0  # seconds: only a hung test waits this long, however busy the machine
+LOOK_AGAIN = 0.05  # seconds between looks at another process's screen (wait_for only)
+
+
+async def until(
+    pilot: Pilot[Any], condition: Callable[[], T], *, what: str, timeout: float = LIMIT
+) -> T:
+    """The condition's first truthy value, looked at after each round of the message queue;
+    an AssertionError naming `what` when `timeout` seconds pass without one."""
+    end = time.monotonic() + timeout
+    while not (value := condition()):
+        if time.monotonic() > end:
+            raise AssertionError(f"still waiting for {what} after {timeout:g} s")
+        await pilot.pause()  # no delay: until the screen has handled its messages
+    return value
+
+
+async def settle(pilot: Pilot[Any], timeout: float = LIMIT) -> None:
+    """No worker running, twice in a row with a message round between: a worker's result,
+    handled in that round, may start another worker."""
+    workers = pilot.app.workers
+
+    def idle() -> bool:
+        return all(w.is_finished for w in workers)
+
+    end = time.monotonic() + timeout
+    while True:
+        await until(pilot, idle, what="every worker to finish", timeout=end - time.monotonic())
+        await pilot.pause()
+        if idle():
+            return
+
+
+def wait_for(condition: Callable[[], T], *, what: str, timeout: float = LIMIT) -> T:
+    """`until` for a condition on another process (nothing to await here): the condition's
+    first truthy value, an AssertionError naming `what` after `timeout` seconds."""
+    end = time.monotonic() + timeout
+    while not (value := condition()):
+        if time.monotonic() > end:
+            raise AssertionError(f"still waiting for {what} after {timeout:g} s")
+        # the one sleep in tests/ui: the other process changes on its own, so look again soon
+        time.sleep(LOOK_AGAIN)
+    return value
