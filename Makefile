@@ -30,7 +30,7 @@ LLAMA_KEEP := { test -z "$(LLAMA_CACHE)" || { mkdir -p "$(LLAMA_CACHE)" \
 
 MODEL := data/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
 
-.PHONY: venv lock model demo test test-all lint bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import bench-rescore bench-html bench-cold-start bench-shared bench-checks index clean-store screenshots docs
+.PHONY: venv lock model demo test test-all lint bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import bench-rescore bench-html bench-cold-start bench-shared bench-checks flake-hunt index clean-store screenshots docs
 
 # Every dependency comes from requirements.lock: pinned, sha256-verified, nothing resolved at
 # install time (--no-deps), so every machine gets the same, checked files; `make lock` refreshes
@@ -109,6 +109,13 @@ test: lint
 
 test-all: lint
 	$(PYTEST_PAR)
+
+# The whole suite RUNS times in a row (default 5) while one busy loop per core keeps the machine
+# loaded: each run's wall time and counts, every test that failed with how often, and the 20
+# slowest tests (benchmarks/flake_hunt.py; JUnit XML of each run under data/flake-hunt/).
+RUNS ?= 5
+flake-hunt: lint
+	$(BIN)/python -m benchmarks.flake_hunt --runs $(RUNS) --workers $(TEST_WORKERS)
 
 index: venv
 	$(BIN)/fintrade-tui index
