@@ -102,7 +102,7 @@ class Served:
                 if found := re.search(pattern, line):
                     return found
             assert self.proc.poll() is None, f"serve exited {self.proc.returncode}: {self.lines}"
-            time.sleep(0.1)
+            time.sleep(0.1)  # a condition polled (a line another process prints), not a delay
         raise AssertionError(f"{pattern!r} not printed in {timeout} s: {self.lines}")
 
     def stop(self) -> None:
@@ -215,7 +215,7 @@ def test_the_explorer_in_a_browser_offline_then_ctrl_c(offline_page, served, bui
     assert server.lines[-1] == "fintrade-tui serve: stopped"
     end = time.monotonic() + 10
     while (left := {p for p in apps if Path(f"/proc/{p}").exists()}) and time.monotonic() < end:
-        time.sleep(0.1)
+        time.sleep(0.1)  # a condition polled (the explorer's processes gone), not a delay
     assert not left, f"the explorer outlived serve: {left}"
     assert page.blocked == []  # nothing on the page tried to leave the machine
 

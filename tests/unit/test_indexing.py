@@ -20,11 +20,12 @@ from tests.reliability.kill_harness import run_until_stopped
 
 pytestmark = needs_bundle
 # few, long children: MiniLM reads 384 tokens of each, so a filing embeds in a second or two
-SMALL = "retrieval:\n  index: {index}\n  child_tokens: 1500\n  overlap_tokens: 0\n"
+# (these tests are about which filings are whole in the index, not about the chunks' size)
+SMALL = "retrieval:\n  index: {index}\n  child_tokens: {tokens}\n  overlap_tokens: 0\n"
 
 
-def _cfg(built_store: Config, folder: Path) -> Config:
-    extra = SMALL.format(index=folder / "lancedb")
+def _cfg(built_store: Config, folder: Path, tokens: int = 4000) -> Config:
+    extra = SMALL.format(index=folder / "lancedb", tokens=tokens)
     return load_config(write_config(folder, built_store.bundle, built_store.store, extra))
 
 
@@ -135,7 +136,7 @@ def test_a_paused_or_stopped_indexer_writes_no_part_of_a_filing(
 ) -> None:
     cfg = _cfg(built_store, tmp_path)
     bg = indexing.background(cfg)
-    bg.add(["ADSK"])
+    bg.add(["AAPL"])  # the smallest filings: the subject is the pause
     wait_until(lambda: bg.status.done >= 1 or not bg.status.running, timeout=300)
     if stage == "pause":
         indexing.pause_background()
@@ -169,7 +170,7 @@ def test_another_embedding_setting_drops_every_old_vector(built_store, con, tmp_
 def test_a_later_filing_reuses_the_stored_vector_of_a_repeated_passage(
     built_store, con, tmp_path
 ) -> None:
-    cfg = _cfg(built_store, tmp_path)
+    cfg = _cfg(built_store, tmp_path, tokens=1500)  # shorter passages: more repeat word for word
     (new, *_), (old, *_) = _nvda(con)[:2]
     Index(cfg).build(con, tickers=["NVDA"], accessions=[new])
     s = Index(cfg).build(con, tickers=["NVDA"], accessions=[old])

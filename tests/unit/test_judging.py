@@ -157,7 +157,7 @@ def test_human_scores_are_append_only_with_history(judge_cfg: Config) -> None:
 def test_a_saved_human_score_survives_sigkill(tmp_path: Path) -> None:
     ws_path = tmp_path / "ws.duckdb"
     script = f"""
-import sys, time
+import signal
 from pathlib import Path
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.run_records import RunStore
@@ -166,7 +166,7 @@ ws = open_workspace(Path({str(ws_path)!r}))
 rid = RunStore(ws).start({{"question_id": "Q", "condition": "rag", "model": "m"}})
 ScoreStore(ws).save(Score(rid, accuracy=4, completeness=2, relevance=5, clarity=1, note="kill"))
 print(rid, flush=True)
-time.sleep(60)
+signal.pause()  # until the test kills it
 """
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     rid = proc.stdout.readline().strip()
