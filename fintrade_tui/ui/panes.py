@@ -6,7 +6,6 @@ run ends, is replayed or has been judged."""
 
 from __future__ import annotations
 
-import time
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -17,6 +16,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import LoadingIndicator, Markdown, Static
 
+from fintrade_tui import clock
 from fintrade_tui.ui import faults
 from fintrade_tui.ui.arena_model import Clock, record_status, status_line
 from fintrade_tui.ui.pane_text import flags_text, score_text, screened_flags
@@ -36,6 +36,7 @@ class AnswerPane(Vertical, can_focus=True):
     """One condition's answer: title, progress, streamed Markdown, scores, status line."""
 
     last_step: ClassVar[float] = 0.0  # when any pane last moved up (see `_follow`)
+    step_clock: ClassVar[clock.Clock] = clock.SYSTEM  # what `last_step` is read on (tests: fake)
 
     DEFAULT_CSS = """
     AnswerPane { width: 1fr; height: 1fr; border: round $panel-lighten-2; }
@@ -209,7 +210,7 @@ class AnswerPane(Vertical, can_focus=True):
         # a quarter pane early: the geometry seen here is a frame old, the text may have grown
         room = body.scroll_y + height - bottom
         if room < max(2, height // 4):
-            now = time.monotonic()
+            now = AnswerPane.step_clock.monotonic()
             if room > 1 and now - AnswerPane.last_step < STEP_SPACING:
                 self.waited = True  # another pane just moved: this one has room to wait
             else:

@@ -94,9 +94,14 @@ class _TwoPanes(App):
             yield AnswerPane("oracle", "oracle", id="b")
 
 
-async def test_panes_answering_in_step_move_up_in_different_frames() -> None:
+async def test_panes_answering_in_step_move_up_in_different_frames(monkeypatch) -> None:
     """Two panes fed the same words at the same moments would move up in the same frame and
     repaint both whole at once; the second waits (its end still in view) and moves later."""
+    from tests.clock import FakeClock
+
+    steps = FakeClock()  # a word every 10 ms, however long the machine takes to draw it
+    monkeypatch.setattr(AnswerPane, "step_clock", steps)
+    monkeypatch.setattr(AnswerPane, "last_step", 0.0)  # not a step another test's clock timed
     app = _TwoPanes()
     async with app.run_test(size=(80, 16)) as pilot:
         panes = list(app.query(AnswerPane))
@@ -111,6 +116,7 @@ async def test_panes_answering_in_step_move_up_in_different_frames() -> None:
                 await stream.write(word)
                 pane.token()
             await pilot.pause()
+            steps.advance(0.01)
             moved.append({n for n, p in enumerate(panes) if p.body.scroll_y != before[n]})
             assert all(_end_in_view(p) for p in panes if p.markdown.children)
         for stream in streams:
