@@ -424,7 +424,7 @@ def test_arena_snapshot(cfg: Config, snap_compare) -> None:
         await settle(pilot)
         await pilot.press("right", "right")
         await pilot.pause()
-        await tables_measured(pilot)  # a loaded machine may never give the tables their Idle
+        await tables_measured(pilot)  # every table has drawn its rows before the picture
 
     assert snap_compare(app, terminal_size=(150, 40), run_before=run_before)
 

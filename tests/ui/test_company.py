@@ -287,6 +287,6 @@ def test_company_snapshot(cfg: Config, snap_compare) -> None:
         pilot.app.screen.query_one("#universe-filter").cursor_blink = False
         pilot.app.action_goto("company", ticker="AAPL", quarter="FY2024 Q4")
         await settle(pilot)
-        await tables_measured(pilot)  # a loaded machine may never give the tables their Idle
+        await tables_measured(pilot)  # every table has drawn its rows before the picture
 
     assert snap_compare(app, terminal_size=(160, 48), run_before=run_before)

@@ -326,7 +326,7 @@ async def _settled_on_failures(pilot: Pilot) -> None:
     await settle(pilot)
     pilot.app.screen.query_one("#failures").focus()
     await pilot.pause()
-    await tables_measured(pilot)  # a loaded machine may never give the tables their Idle
+    await tables_measured(pilot)  # every table has drawn its rows before the picture
 
 
 def test_results_snapshot(ui_cfg: Config, snap_compare) -> None:
