@@ -162,13 +162,15 @@ class _FakeTimeLoop(asyncio.SelectorEventLoop):
         return self.clock.monotonic()
 
 
-def wait_until(condition: Callable[[], T], timeout: float = 120.0, every: float = 0.02) -> T:
+def wait_until(
+    condition: Callable[[], T], timeout: float = 120.0, every: float = 0.02, what: str = ""
+) -> T:
     """Look at `condition` (state another process or thread changes) until it holds, and
-    return what it returned; AssertionError after `timeout` real seconds. `every` only paces
-    the looking: nothing here waits for a time to pass."""
+    return what it returned; AssertionError naming `what` after `timeout` real seconds.
+    `every` only paces the looking: nothing here waits for a time to pass."""
     give_up = time.monotonic() + timeout
     while not (value := condition()):
         if time.monotonic() > give_up:
-            raise AssertionError(f"not within {timeout:g} s: {condition}")
+            raise AssertionError(f"still waiting for {what or condition} after {timeout:g} s")
         time.sleep(every)
     return value

@@ -13,6 +13,8 @@ from typing import Any, TypeVar
 
 from textual.pilot import Pilot
 
+from tests.clock import wait_until
+
 T = TypeVar("T")
 
 LIMIT = 60.0  # seconds: only a hung test waits this long, however busy the machine
@@ -51,10 +53,4 @@ async def settle(pilot: Pilot[Any], timeout: float = LIMIT) -> None:
 def wait_for(condition: Callable[[], T], *, what: str, timeout: float = LIMIT) -> T:
     """`until` for a condition on another process (nothing to await here): the condition's
     first truthy value, an AssertionError naming `what` after `timeout` seconds."""
-    end = time.monotonic() + timeout
-    while not (value := condition()):
-        if time.monotonic() > end:
-            raise AssertionError(f"still waiting for {what} after {timeout:g} s")
-        # the one sleep in tests/ui: the other process changes on its own, so look again soon
-        time.sleep(LOOK_AGAIN)
-    return value
+    return wait_until(condition, timeout, LOOK_AGAIN, what)
