@@ -101,8 +101,9 @@ lint: venv
 # module fixtures are built once; the session's store is built once for all of them
 # (tests/conftest.py), and the slowest files start first. The 20 slowest tests are listed last.
 # `make test` leaves out the tests marked `long` (the SIGKILL and Ray batch files, ~13 min of one
-# worker); `make test-all`, which CI runs, is every test.
-TEST_WORKERS ?= 2
+# worker); `make test-all`, which CI runs, is every test. Three workers on two cores: part of the
+# suite waits (the real binary starting, Ray, subprocesses), and a third worker fills those waits.
+TEST_WORKERS ?= 3
 PYTEST_PAR := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=20
 test: lint
 	$(PYTEST_PAR) -m "not long"

@@ -73,7 +73,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5, help="how often the suite runs")
     ap.add_argument("--hogs", type=int, default=os.cpu_count() or 2, help="busy loops")
     ap.add_argument("-m", dest="marker", default="", help="pytest -m selection (default: all)")
-    ap.add_argument("--workers", type=int, default=2, help="pytest-xdist workers")
+    ap.add_argument("--workers", type=int, default=3, help="pytest-xdist workers")
     ap.add_argument("--out", type=Path, default=ROOT / "data" / "flake-hunt")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
