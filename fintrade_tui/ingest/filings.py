@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from fintrade_tui.errors import UserError
+from fintrade_tui.ingest.ixbrl import open_ixbrl
 from fintrade_tui.ingest.workers import pool as worker_pool
 from fintrade_tui.kill_points import stop_at
 
@@ -39,10 +40,8 @@ def parse_filing(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     with warnings.catch_warnings():
         # ixbrlparse warns about SEC-specific text formats it does not parse; numbers still are
         warnings.simplefilter("ignore")
-        from ixbrlparse import IXBRL
-
         try:
-            doc = IXBRL.open(path, raise_on_error=False)
+            doc = open_ixbrl(path)
         except Exception as exc:
             raise UserError(
                 str(path), f"inline XBRL cannot be parsed ({exc})", "download it again"
