@@ -13,6 +13,7 @@ from fintrade_tui.retrieval.chunks import Chunk
 from fintrade_tui.retrieval.filing_text import (
     children,
     chunk_filing,
+    chunk_sections,
     clean_text,
     parents,
     sections,
@@ -71,13 +72,20 @@ def _check_chunks(chunks: list[Chunk], parent_tokens: int, child_tokens: int) ->
 
 
 @pytest.fixture(scope="module")
-def aapl_sections() -> dict[str, tuple[str, str]]:
-    return {k: (title, text) for k, title, text in sections(AAPL_10K, "10-K")}
+def aapl_parsed() -> list[tuple[str, str, str]]:
+    return sections(AAPL_10K, "10-K")
 
 
 @pytest.fixture(scope="module")
-def aapl_chunks() -> list[Chunk]:
-    return chunk_filing(AAPL_10K, AAPL_FY2024, "Apple Inc.")
+def aapl_sections(aapl_parsed) -> dict[str, tuple[str, str]]:
+    return {k: (title, text) for k, title, text in aapl_parsed}
+
+
+@pytest.fixture(scope="module")
+def aapl_chunks(aapl_parsed) -> list[Chunk]:
+    # the sections parsed once for both fixtures (a parse is most of the cost); chunk_filing,
+    # which is `sections` then `chunk_sections`, is run on files by the tests below
+    return chunk_sections(aapl_parsed, AAPL_FY2024, "Apple Inc.")
 
 
 @needs_bundle
