@@ -292,7 +292,7 @@ class Index:
         if accessions is not None:
             filings = [f for f in filings if f["accession"] in set(accessions)]
         s.filings = len(filings)
-        current = text_keys(con, self.cfg)
+        current = text_keys(con, self.cfg, [f["accession"] for f in filings])  # these only
         keys = {f["accession"]: current.get(f["accession"], "no sections") for f in filings}
         stale = [f for f in filings if old["filings"].get(f["accession"]) != keys[f["accession"]]]
         gone = sorted(set(old["filings"]) - in_store)
@@ -339,9 +339,10 @@ class Index:
         )
         self._parents(db, new_chunks + market_new, changed_acc, market_new, market_gone)
         s.removed = len(gone) + len(market_gone)
+        changed = {"filing": bool(changed_acc), "market": bool(market_new or market_gone)}
         for track in TRACKS:
             tbl = db.open_table(TABLE[track])
-            if todo or s.removed or not tbl.list_indices():
+            if changed[track] or not tbl.list_indices():  # a track unchanged keeps its index
                 from lancedb.index import FTS
 
                 tbl.create_index("text", config=FTS(), replace=True)
