@@ -21,7 +21,8 @@ from fintrade_tui.config import Config
 from fintrade_tui.stats.tables import fmt_cell
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.run_records import RunStore
-from tests.unit.test_html_export import _cfg_file, case_cfg  # noqa: F401  (fixture)
+from tests.unit.test_failures_export import populate
+from tests.unit.test_html_export import _cfg_file, add_hostile_run, case_cfg  # noqa: F401
 
 pytestmark = pytest.mark.browser
 CASE = ["r01", "r02", "r08", "r09"]
@@ -35,10 +36,18 @@ def _export(cfg: Config, out: Path, *args: str) -> dict:
     return json.loads(res.output)
 
 
-@pytest.fixture
-def case_file(case_cfg: Config, tmp_path: Path) -> tuple[Config, Path]:  # noqa: F811
-    cfg = _cfg_file(case_cfg, tmp_path)
-    out = tmp_path / "case.html"
+@pytest.fixture(scope="module")
+def case_file(built_store: Config, tmp_path_factory: pytest.TempPathFactory) -> tuple[Config, Path]:
+    """The case study both its browser tests open, exported once (they only read it), from
+    the workspace test_html_export's `case_cfg` makes."""
+    folder = tmp_path_factory.mktemp("html-case")
+    cfg = built_store.model_copy(deep=True)
+    cfg.workspace = folder / "workspace.duckdb"
+    with open_workspace(cfg.workspace) as con:
+        populate(con)
+        add_hostile_run(con)
+    cfg = _cfg_file(cfg, folder)
+    out = folder / "case.html"
     assert _export(cfg, out, *CASE) == {"path": str(out), "kind": "case", "runs": 4}
     return cfg, out
 
@@ -111,6 +120,8 @@ def test_a_view_report_shows_report_json_cells(
     tmp_path: Path,
     offline_page,
 ) -> None:
+    # a workspace of its own, not case_file's: exporting a case study screens its runs for
+    # flags, which adds a failure case to the view
     cfg = _cfg_file(case_cfg, tmp_path)
     out = tmp_path / "view.html"
     info = _export(cfg, out, "--view", "--resamples", "500")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -22,12 +23,41 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _bundle_digest(bundle: Path) -> str:
+    h = hashlib.sha256()
+    for p in sorted(bundle.rglob("*")):
+        if p.is_file():
+            h.update(str(p.relative_to(bundle)).encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()
+
+
+@pytest.fixture(scope="module")
+def ingested() -> dict[str, Path]:
+    """Good stores already ingested in this module, by their bundle's content."""
+    return {}
+
+
 @pytest.fixture
-def good_store(tmp_path: Path, mini_bundle: Path) -> tuple[Path, Path, str]:
+def good_store(
+    tmp_path: Path,
+    mini_bundle: Path,
+    ingested: dict[str, Path],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, Path, str]:
+    """The mini bundle's store, ingested by the first test; the others get a copy of it.
+    `mini_bundle` is byte for byte the same in every test (seeded prices, the same filing), so
+    the copy is the store an ingest here would build (only its filings' `path` names the first
+    test's bundle, which no test reads); each test still edits its own bundle and store."""
     cfg = write_config(tmp_path / "cfg", mini_bundle)
-    res = _ingest(cfg)
-    assert res.exit_code == 0, res.output
     store = tmp_path / "cfg" / "store.duckdb"
+    key = _bundle_digest(mini_bundle)
+    if key in ingested:
+        shutil.copyfile(ingested[key], store)
+    else:
+        res = _ingest(cfg)
+        assert res.exit_code == 0, res.output
+        ingested[key] = tmp_path_factory.mktemp("good-store") / "store.duckdb"
+        shutil.copyfile(store, ingested[key])
     return cfg, store, _digest(store)
 
 

@@ -276,7 +276,12 @@ def test_no_key_reaches_db_exports_case_studies_or_output(
     run = ["run", "-q", "F1,T1", "-m", "keyed,pooled", "-c", CONDITIONS, "--batch", "scan"]
     cli("run", *run, "--json")
     cli("judge", "judge", "--batch", "scan", "--json")
-    cli("judge-text", "judge", "--batch", "scan", "--force")
+    listed = json.loads(cli("runs-list", "runs", "list", "--batch", "scan", "--json"))
+    # judged again for the text output: one run of each kind of judge reply (the key in its
+    # reasons, in its error, in its invalid output) shows that output each way
+    kinds = (("keyed", "oracle"), ("pooled", "oracle"), ("pooled", "no_rag"))
+    again = [next(r["id"] for r in listed if (r["model"], r["condition"]) == k) for k in kinds]
+    cli("judge-text", "judge", "--batch", "scan", "--force", "--runs", ",".join(again))
     for fmt in ("jsonl", "csv", "parquet"):
         cli(f"runs-{fmt}", "runs", "export", str(out / f"runs.{fmt}"), "--json")
         cli(f"scores-{fmt}", "scores", "export", str(out / f"scores.{fmt}"), "--history")
@@ -285,7 +290,6 @@ def test_no_key_reaches_db_exports_case_studies_or_output(
     cli("report-parquet", *report, "--parquet", str(out / "report.parquet"))
     cli("report-md", *report, "--markdown")
     cli("report-json", *report, "--json")
-    listed = json.loads(cli("runs-list", "runs", "list", "--batch", "scan", "--json"))
     for r in listed:
         cli(f"show-{r['id']}", "runs", "show", r["id"], "--json")
 

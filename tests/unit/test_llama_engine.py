@@ -99,20 +99,26 @@ def test_stop_strings_cut_the_text_and_end_the_stream(engine) -> None:
 def test_a_json_schema_grammar_bounds_the_strings(engine) -> None:
     from fintrade_tui.judging.judge import JUDGE_SCHEMA
 
+    # the judge schema's own parts (a dimension: a reason of at most 120 characters, then a
+    # 1-5 enum; the metric list with its maxLength and maxItems) with one dimension of the four:
+    # the same grammar rules for a quarter of the tokens (the whole schema's grammar is what
+    # the judge test below answers in)
+    parts = {k: JUDGE_SCHEMA["properties"][k] for k in ("accuracy", "metrics_used")}
+    schema = {"type": "object", "properties": parts, "required": list(parts)}
     s = local.sampling(
         {
             "max_tokens": 400,
             "temperature": 0,
-            "response_format": {"type": "json_schema", "json_schema": {"schema": JUDGE_SCHEMA}},
+            "response_format": {"type": "json_schema", "json_schema": {"schema": schema}},
         }
     )
     text, end = run(engine, chat("Grade this answer: ROE was 35% in 2024."), s)
     assert end["finish"] == "stop", text  # the grammar closed the object before the cap
     data = json.loads(text)
-    for dim in ("accuracy", "completeness", "relevance", "clarity"):
-        assert data[dim]["score"] in (1, 2, 3, 4, 5)
-        assert 1 <= len(data[dim]["justification"]) <= 120
-    assert len(data["metrics_used"]) <= 8
+    assert set(data) == {"accuracy", "metrics_used"}
+    assert data["accuracy"]["score"] in (1, 2, 3, 4, 5)
+    assert 1 <= len(data["accuracy"]["justification"]) <= 120
+    assert len(data["metrics_used"]) <= 8 and all(1 <= len(m) <= 40 for m in data["metrics_used"])
 
 
 def test_cancel_stops_a_stream_early(engine) -> None:
