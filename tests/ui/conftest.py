@@ -3,14 +3,20 @@
 `until` polls a condition between rounds of the app's message queue; `settle` waits until no
 worker runs and the screens have taken what the workers sent; `wait_for` is `until` for another
 process's screen (the tmux walk), which has no message queue here to await. Each gives up, naming
-what it waited for, only after a limit that a loaded machine never reaches: a hung test's."""
+what it waited for, only after a limit that a loaded machine never reaches: a hung test's.
+
+`populated_workspace` is a copy of the hand-populated workspace (`populate()` of
+tests/unit/test_failures_export.py), built once per process: each test gets its own file."""
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
+import pytest
 from textual.pilot import Pilot
 
 from tests.clock import wait_until
@@ -54,3 +60,24 @@ def wait_for(condition: Callable[[], T], *, what: str, timeout: float = LIMIT) -
     """`until` for a condition on another process (nothing to await here): the condition's
     first truthy value, an AssertionError naming `what` after `timeout` seconds."""
     return wait_until(condition, timeout, LOOK_AGAIN, what)
+
+
+@pytest.fixture(scope="session")
+def populated_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`populate()`'s workspace, written once per process (closed: the file is all of it)."""
+    from fintrade_tui.workspace.connection import open_workspace
+    from tests.unit.test_failures_export import populate
+
+    path = tmp_path_factory.mktemp("populated") / "workspace.duckdb"
+    with open_workspace(path) as con:
+        populate(con)
+    return path
+
+
+@pytest.fixture
+def populated_workspace(populated_template: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the populated workspace in the test's folder: the same file `populate()`
+    writes, at the cost of a copy instead of 4 questions, 8 runs and 14 scores written anew."""
+    path = tmp_path / "workspace.duckdb"
+    shutil.copyfile(populated_template, path)
+    return path

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -75,8 +76,11 @@ def gate(slow_provider: None) -> asyncio.Event:
     return GATE["open"]
 
 
-def _question(built_store: Config) -> Question:
-    return aapl_fy2024(built_store.store, "T-ARENA")
+@cache
+def _question(store: Path) -> Question:
+    """The question every Arena test opens, resolved once per store (the resolver reads the
+    store's company index each time): each test saves it into a workspace of its own."""
+    return aapl_fy2024(store, "T-ARENA")
 
 
 @pytest.fixture
@@ -99,7 +103,7 @@ def cfg(built_store: Config, tmp_path: Path) -> Config:
     )
     c.judging = c.judging.model_copy(update={"model": "judge"})
     with open_workspace(c.workspace) as ws:
-        save_questions(ws, [_question(built_store)])
+        save_questions(ws, [_question(built_store.store)])
     return c
 
 
@@ -438,8 +442,13 @@ async def test_a_local_model_reads_the_question_while_the_analyst_does(
     from fintrade_tui.runs.prompts import build_prompt
     from fintrade_tui.workspace.evidence import Evidence
 
-    cfg.models["tiny"] = built_store.models["local-tiny"]
-    cfg.runs = cfg.runs.model_copy(update={"default_model": "tiny", "conditions": ["no_rag"]})
+    # the reading ahead is the subject, not the prompt's or the answer's length: level L3's
+    # opening (~300 tokens, L5's ~400) is read just the same, and 24 tokens still stream
+    tiny = built_store.models["local-tiny"]
+    cfg.models["tiny"] = tiny.model_copy(update={"max_tokens": 24})
+    cfg.runs = cfg.runs.model_copy(
+        update={"default_model": "tiny", "conditions": ["no_rag"], "level": "L3"}
+    )
     app = ArenaApp(cfg, question_id="T-ARENA")
     async with app.run_test(size=(150, 40)) as pilot:
         await settle(pilot)  # the preparing worker included

@@ -8,6 +8,7 @@ registered CustomLLM or a file that is not there."""
 from __future__ import annotations
 
 import asyncio
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from fintrade_tui.models import llm, providers
 from fintrade_tui.questions.samples import aapl_fy2024
 from fintrade_tui.ui.app import FinTradeApp
 from fintrade_tui.ui.faults import fault, tidy
+from fintrade_tui.workspace.questions import Question
 from fintrade_tui.workspace.run_records import RunStore
 from tests.conftest import needs_bundle
 from tests.ui.conftest import settle, until
@@ -64,6 +66,13 @@ def faulty_provider() -> None:
     providers.register_provider("faulty", _provider())
 
 
+@cache
+def _question(store: Path) -> Question:
+    """The question each test opens, resolved once per store (the resolver reads the store's
+    company index each time): each test saves it into a workspace of its own."""
+    return aapl_fy2024(store, "T-FAULT")
+
+
 @pytest.fixture
 def cfg(built_store: Config, tmp_path: Path) -> Config:
     from fintrade_tui.workspace.connection import open_workspace
@@ -87,7 +96,7 @@ def cfg(built_store: Config, tmp_path: Path) -> Config:
         update={"default_model": "bad", "conditions": ["no_rag"], "retries": 1, "backoff": 0.01}
     )
     with open_workspace(c.workspace) as ws:
-        save_questions(ws, [aapl_fy2024(built_store.store, "T-FAULT")])
+        save_questions(ws, [_question(built_store.store)])
     return c
 
 

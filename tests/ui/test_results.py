@@ -27,19 +27,17 @@ from fintrade_tui.ui.screenshots import tables_measured
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.evidence import LABELS
 from tests.ui.conftest import settle
-from tests.unit.test_failures_export import EXPECTED, QUESTIONS, populate
+from tests.unit.test_failures_export import EXPECTED, QUESTIONS
 
 SIZE = (160, 48)
 
 
 @pytest.fixture
-def ui_cfg(built_store: Config, tmp_path: Path) -> Config:
-    """The session store with a workspace of its own, populated by hand."""
+def ui_cfg(built_store: Config, populated_workspace: Path) -> Config:
+    """The session store with a workspace of its own, populated by hand (a copy of one
+    `populate()` wrote: tests/ui/conftest.py)."""
     cfg = built_store.model_copy(deep=True)
-    cfg.workspace = tmp_path / "workspace.duckdb"
-    con = open_workspace(cfg.workspace)
-    populate(con)
-    con.close()
+    cfg.workspace = populated_workspace
     return cfg
 
 

@@ -24,7 +24,7 @@ from fintrade_tui.ui.app import FinTradeApp
 from fintrade_tui.ui.screenshots import shoot
 from tests.conftest import BUNDLE, write_config
 from tests.ui.test_results import SIZE, settle, ui_cfg  # noqa: F401 (ui_cfg: the fixture)
-from tests.unit.test_failures_export import RUNS, populate
+from tests.unit.test_failures_export import RUNS
 
 _TEXT = re.compile(r'<text [^>]*x="([\d.]+)"[^>]*line-(\d+)\)">([^<]*)</text>')
 
@@ -140,14 +140,10 @@ async def test_shoot_from_a_worker_thread_of_a_running_explorer(ui_cfg: Config) 
 
 
 @pytest.fixture
-def cli_config(built_store: Config, tmp_path: Path) -> Path:
+def cli_config(built_store: Config, tmp_path: Path, populated_workspace: Path) -> Path:
     """A config file on the session store with a hand-populated workspace of its own."""
-    from fintrade_tui.workspace.connection import open_workspace
-
-    ws = tmp_path / "ws.duckdb"
-    with open_workspace(ws) as con:
-        populate(con)
-    return write_config(tmp_path, BUNDLE, built_store.store, f"workspace: {ws}\n")
+    extra = f"workspace: {populated_workspace}\n"
+    return write_config(tmp_path, BUNDLE, built_store.store, extra)
 
 
 def test_command_writes_the_svg(cli_config: Path, tmp_path: Path) -> None:

@@ -3,7 +3,8 @@ in tmux at 160x48, as a new user would go — Universe -> NVDA -> quarters -> Qu
 nearest quarter offered) -> Arena (a litellm `mock_response` model) -> score -> Results ->
 export, then Escape all the way back. Each key is sent alone, then the walk waits until the
 screen (`tmux capture-pane -p`) shows what it did; the numbers read off the screen are checked
-against the workspace afterwards.
+against the workspace afterwards. The screen is captured again only once the binary has written
+something since the last capture (or a second has passed): a look is a `stat`, not a tmux client.
 
 The store is the session's `built_store` (through a symlink in the test's folder, so exports
 land there too); the workspace is new, so the seed questions are imported first."""
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import time
@@ -62,6 +64,12 @@ class Term:
         self.base = [TMUX, "-L", f"walk-{os.getpid()}-{time.monotonic_ns()}", "-f", str(conf)]
         self.last = ""
         self._tmux("new-session", "-d", "-x", "160", "-y", "48", "-s", "walk", command)
+        # every byte the binary writes, appended by tmux after it has drawn it on the pane: a
+        # screen unchanged since a capture is one the file has not grown since
+        self.output = folder / "pane.out"
+        self.output.touch()
+        self._tmux("pipe-pane", "-t", "walk", f"cat >> {shlex.quote(str(self.output))}")
+        self._shot: dict[bool, tuple[int, float, str]] = {}  # styled -> (bytes, when, screen)
 
     def _tmux(self, *args: str) -> str:
         done = subprocess.run([*self.base, *args], capture_output=True, text=True, timeout=LIMIT)
@@ -69,8 +77,15 @@ class Term:
         return done.stdout
 
     def screen(self, styled: bool = False) -> str:
-        """What the pane shows; `styled` keeps the escape codes of its colours and bold."""
+        """What the pane shows; `styled` keeps the escape codes of its colours and bold. The
+        last capture while the binary has written nothing since (a second at most)."""
+        written, now = self.output.stat().st_size, time.monotonic()
+        shot = self._shot.get(styled)
+        if shot and shot[0] == written and now - shot[1] < 1.0:
+            self.last = shot[2]
+            return self.last
         self.last = self._tmux("capture-pane", "-p", *(["-e"] if styled else []), "-t", "walk")
+        self._shot[styled] = (written, now, self.last)  # the size before: a later write recaptures
         return self.last
 
     def wait(self, pattern: str, timeout: float = LIMIT, styled: bool = False) -> re.Match[str]:
@@ -179,6 +194,10 @@ def test_walk_through_the_explorer_in_tmux(walk_config: Path, tmp_path: Path, bu
         term.wait(r"│ No-RAG .*│ Oracle ")
         assert "esc Back" in term.footer()
         term.press("r", r"completed · .*completed · ")
+        # the status line can be drawn a frame before the answer's last words: Textual's
+        # MarkdownStream.stop() returns while its last append may still be mounting
+        answered = re.escape(ANSWER) + r"[\s\S]*" + re.escape(ANSWER)
+        term.wait(answered)
         assert term.last.count(ANSWER) == 2
 
         # -- score the No-RAG pane: 4, 5, 4, 3; the Oracle pane's modal opens next, cancelled
