@@ -344,6 +344,10 @@ class ArenaScreen(
             resume_background()
             if stream is not None:
                 await stream.stop()
+                # stop() returns while a cancelled append it shielded may still be mounting;
+                # the widget's lock is held until that append is drawn in
+                async with pane.markdown.lock:
+                    pass
             self._settle(pane)
             self._refresh_evidence(pane)
         if end is not None:
