@@ -8,20 +8,31 @@ for it is a condition, never a race. Only the command's own pid is killed (as `k
 would): its workers are left to die on their own, which is what the tests check. Descendants
 are recorded while the command runs (a worker is re-parented to init once its parent dies,
 so it cannot be found from the parent afterwards); the group id catches the rest.
+
+Also: `run` (the binary to its end), `invoke` (the command to its end in this process), and
+what a killed command left, read from a copy so the check never alters the files (`probe`,
+`read_tables`, `read_rows`; `read_lock` holds a workspace as a reader does while copying it).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import duckdb
+
 from fintrade_tui.kill_points import ENV, STOP_LINE
+from tests.clock import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 BINARY = ROOT / ".venv" / "bin" / "fintrade-tui"
@@ -206,6 +217,88 @@ def run_until_stopped(
         proc.pid,
         stopped,
     )
+
+
+def invoke(args: list[str]) -> Outcome:
+    """`fintrade-tui ARGS` run to its end in this process, through click's CliRunner: for a
+    command the test does not kill, where starting the binary is not what it tests."""
+    from click.testing import CliRunner
+
+    from fintrade_tui.cli import main
+
+    t0 = time.monotonic()
+    res = CliRunner().invoke(main, args)
+    failed = "" if res.exception is None or res.exit_code == 0 else repr(res.exception)
+    return Outcome(res.exit_code, False, time.monotonic() - t0, res.stdout, res.stderr + failed)
+
+
+@contextlib.contextmanager
+def read_lock(db: Path, timeout: float = 60.0) -> Iterator[None]:
+    """Hold a workspace's lock file shared, as a fintrade-tui reader does, e.g. to copy the
+    file: a command `invoke`d here lets the file go (closing it checkpoints its WAL into it) a
+    moment after it ends, and this waits for that. No lock file: nothing to wait for."""
+    lock = Path(f"{db}.lock")
+    if not lock.is_file():
+        yield
+        return
+    fd = os.open(lock, os.O_RDONLY)
+    try:
+
+        def locked() -> bool:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False
+            return True
+
+        wait_until(locked, timeout, what=f"a shared lock on {lock}")
+        yield
+    finally:
+        os.close(fd)  # the lock goes with it
+
+
+def file_sha(path: Path) -> str | None:
+    """A file's sha256 (None: no file)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+
+
+@contextlib.contextmanager
+def probe(db: Path):
+    """A read-only connection to a copy of the file and its WAL: what the next process would
+    see, without touching the files under test."""
+    copy = db.with_name(f"probe-{db.name}")
+    with read_lock(db):
+        shutil.copyfile(db, copy)
+        if Path(f"{db}.wal").is_file():
+            shutil.copyfile(f"{db}.wal", f"{copy}.wal")
+    try:
+        with duckdb.connect(str(copy), read_only=True) as con:
+            yield con
+    finally:
+        copy.unlink()
+        Path(f"{copy}.wal").unlink(missing_ok=True)
+
+
+def read_tables(db: Path, skip: dict[str, str] | None = None) -> dict[str, tuple[int, str]]:
+    """Rows and a content digest per table, as the next process would read them."""
+    if not db.is_file():
+        return {}
+    out = {}
+    with probe(db) as con:
+        for (t,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall():
+            where = (skip or {}).get(t, "true")
+            out[t] = con.execute(
+                f"SELECT count(*), md5(coalesce(string_agg(CAST(x AS VARCHAR), chr(10)"
+                f" ORDER BY CAST(x AS VARCHAR)), '')) FROM (SELECT {t} AS x FROM {t}"
+                f" WHERE {where})"
+            ).fetchone()
+    return out
+
+
+def read_rows(db: Path, sql: str) -> list[tuple]:
+    """A query's rows, as the next process would read them."""
+    with probe(db) as con:
+        return con.execute(sql).fetchall()
 
 
 def run(args: list[str], timeout: float = 300.0, env: dict[str, str] | None = None) -> Outcome:

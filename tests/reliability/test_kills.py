@@ -6,21 +6,32 @@ Each test asserts (a) the store / index / workspace is as before or holds the co
 complete result, as the point implies, never half of it (read from a copy, so the check never
 alters the files); (b) the same command run again succeeds with no repair and gives the
 complete result; (c) no process the command started outlives the kill (each has up to 10 s).
+
+Only the killed command must be the binary. A command run to its end (a rerun, a module
+workspace) reads only what is on disk, so it runs in this process (`invoke`): the same command
+without a new Python importing litellm again; ingest and index run as the binary all the same
+(ingest forks its parser workers; an index build costs no less in here).
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 import shutil
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from tests.conftest import BUNDLE, needs_bundle, synthetic_prices, write_reference
-from tests.reliability.kill_harness import Outcome, run, run_until_stopped
+from tests.reliability.kill_harness import (
+    Outcome,
+    file_sha,
+    invoke,
+    read_lock,
+    read_rows,
+    read_tables,
+    run,
+    run_until_stopped,
+)
 
 pytestmark = needs_bundle
 FILINGS = BUNDLE / "fintradebench/filings/AAPL"
@@ -52,13 +63,20 @@ def _bundle(root: Path, quarters: tuple[str, ...]) -> Path:
 
 def _config(folder: Path, bundle: Path, store: Path, index: Path | None = None) -> Path:
     # a batch writes its run records a group every 0.5 s: an answer of 1.2 s lands each run's
-    # end in a group of its own, so the stop point "k runs stored" finds exactly k of 6
+    # end in a group of its own, so the stop point "k runs stored" finds exactly k of 6 (a
+    # sleep, no CPU; shorter, runs would share groups and a kill at 1 find several stored)
     run_delay = "mock_delay: 1.2"
+    # the index kills test what a kill leaves of the tables and the manifest, not what the
+    # vectors are worth: a filing's few large chunks, each embedded from its first 16 word
+    # pieces, build the same tables at a third of the cost
     text = f"""bundle: {bundle}
 store: {store}
 workspace: {folder / "ws.duckdb"}
 retrieval:
   index: {index or folder / "index"}
+  parent_tokens: 4000
+  child_tokens: 2000
+  embed_tokens: 16
 models:
   mock:
     model: openai/gpt-4o-mini
@@ -74,51 +92,15 @@ judging:
     return folder / "config.yaml"
 
 
-def _ok(args: list[str]) -> str:
-    res = run(args)
+def _ok(args: list[str], binary: bool = True) -> str:
+    """The command run to its end: the binary, or in this process (the module docstring)."""
+    res = run(args) if binary else invoke(args)
     assert res.returncode == 0, res.stdout + res.stderr
     return res.stdout
 
 
-def _sha(path: Path) -> str | None:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
-
-
-@contextlib.contextmanager
-def _probe(db: Path):
-    """A read-only connection to a copy of the file and its WAL: what the next process would
-    see, without touching the files under test."""
-    copy = db.with_name(f"probe-{db.name}")
-    shutil.copyfile(db, copy)
-    if Path(f"{db}.wal").is_file():
-        shutil.copyfile(f"{db}.wal", f"{copy}.wal")
-    try:
-        with duckdb.connect(str(copy), read_only=True) as con:
-            yield con
-    finally:
-        copy.unlink()
-        Path(f"{copy}.wal").unlink(missing_ok=True)
-
-
-def _tables(db: Path, skip: dict[str, str] | None = None) -> dict[str, tuple[int, str]]:
-    """Rows and a content digest per table, as the next process would read them."""
-    if not db.is_file():
-        return {}
-    out = {}
-    with _probe(db) as con:
-        for (t,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall():
-            where = (skip or {}).get(t, "true")
-            out[t] = con.execute(
-                f"SELECT count(*), md5(coalesce(string_agg(CAST(x AS VARCHAR), chr(10)"
-                f" ORDER BY CAST(x AS VARCHAR)), '')) FROM (SELECT {t} AS x FROM {t}"
-                f" WHERE {where})"
-            ).fetchone()
-    return out
-
-
-def _rows(db: Path, sql: str) -> list[tuple]:
-    with _probe(db) as con:
-        return con.execute(sql).fetchall()
+def _cli(args: list[str]) -> str:
+    return _ok(args, binary=False)
 
 
 # a workspace write's stop points: (point, is the write stored, is its WAL left beside the file)
@@ -135,9 +117,9 @@ def _stored_or_not(ws: Path, count_sql: str, total: int, before: dict, point: st
     _, stored, wal = WORKSPACE_POINTS[point]
     if wal is not None:
         assert Path(f"{ws}.wal").is_file() == wal
-    assert _rows(ws, count_sql)[0][0] == (total if stored else 0)
+    assert read_rows(ws, count_sql)[0][0] == (total if stored else 0)
     if not stored:
-        assert _tables(ws) == before
+        assert read_tables(ws) == before
 
 
 STORE_SKIP = {"meta": "key <> 'built_at'"}  # the one value two builds of a bundle differ in
@@ -168,10 +150,10 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> dict:
             for i, y in enumerate((2022, 2023, 2024))
         )
     )
-    _ok(["--config", str(cfg), "questions", "import", str(questions), "--json"])
-    shutil.copyfile(root / "base" / "ws.duckdb", root / "ws-questions.duckdb")
-    _ok(["--config", str(cfg), *RUN_ARGS])
-    shutil.copyfile(root / "base" / "ws.duckdb", root / "ws-runs.duckdb")
+    _cli(["--config", str(cfg), "questions", "import", str(questions), "--json"])
+    _copy_workspace(root / "base" / "ws.duckdb", root / "ws-questions.duckdb")
+    _cli(["--config", str(cfg), *RUN_ARGS])
+    _copy_workspace(root / "base" / "ws.duckdb", root / "ws-runs.duckdb")
     many = root / "many_questions.jsonl"
     with many.open("w") as fh:
         for i in range(N_QUESTIONS):
@@ -186,6 +168,13 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> dict:
             fh.write(json.dumps(r) + "\n")
     return {"root": root, "bundle": bundle, "store": root / "base" / "store.duckdb",
             "questions": questions, "many": many, "imported": imported}  # fmt: skip
+
+
+def _copy_workspace(ws: Path, to: Path) -> None:
+    """The workspace as a next process would find it: its file once checkpointed (no WAL)."""
+    with read_lock(ws):
+        assert not Path(f"{ws}.wal").is_file()
+        shutil.copyfile(ws, to)
 
 
 def _folder(base: dict, tmp_path: Path, workspace: str | None = None) -> tuple[Path, Path]:
@@ -215,20 +204,37 @@ INGEST_POINTS = {
 }
 
 
+@pytest.fixture(scope="module")
+def small(base: dict) -> dict:
+    """A one-filing bundle and its store: the index tests' small index, and a store other than
+    the base one for the ingest tests to start from."""
+    root = base["root"] / "small"
+    bundle = _bundle(root, QUARTERS[2:3])
+    cfg = _config(root, bundle, root / "store.duckdb")
+    _ok(["--config", str(cfg), "ingest", "--json"])
+    return {"root": root, "bundle": bundle, "store": root / "store.duckdb", "config": cfg}
+
+
 @pytest.mark.parametrize("point", INGEST_POINTS)
-def test_kill_ingest(base: dict, tmp_path: Path, point: str) -> None:
-    cfg, _ = _folder(base, tmp_path)
+def test_kill_ingest(base: dict, small: dict, tmp_path: Path, point: str) -> None:
+    # the store in place is the other bundle's, so the rerun has a new store to build. Killed
+    # mid-parsing: the four filings (parsed by two worker processes; fewer run in-process);
+    # killed later, once parsing is over: the one filing shows the same at a quarter the cost
+    new, old = (base, small) if point == "a parser worker mid-filing" else (small, base)
     store = tmp_path / "store.duckdb"
-    before, complete = _sha(store), _tables(base["store"], STORE_SKIP)
+    shutil.copyfile(old["store"], store)
+    cfg = _config(tmp_path, new["bundle"], store)
+    before, complete = file_sha(store), read_tables(new["store"], STORE_SKIP)
+    assert read_tables(store, STORE_SKIP) != complete
     out = _kill(cfg, ["ingest", "--json"], INGEST_POINTS[point])
     if point == "a parser worker mid-filing":
         assert out.stopped != out.pid  # a pool worker stopped mid-filing, not ingest itself
         assert out.seen >= 2  # the two iXBRL parsers were running, and died with it
     else:
         assert list(tmp_path.glob(BUILDING))  # killed mid-build
-    assert _sha(store) == before  # the old store, byte for byte (the swap is the last step)
+    assert file_sha(store) == before  # the old store, byte for byte (the swap is the last step)
     _ok(["--config", str(cfg), "ingest", "--json"])
-    assert _tables(store, STORE_SKIP) == complete
+    assert read_tables(store, STORE_SKIP) == complete
     assert not list(tmp_path.glob(".store.duckdb.building*"))  # the killed build is swept
 
 
@@ -236,14 +242,11 @@ def test_kill_ingest(base: dict, tmp_path: Path, point: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def index_base(base: dict) -> dict:
-    """A one-filing store (a small index) and its index built without a kill."""
-    root = base["root"] / "index"
-    bundle = _bundle(root, QUARTERS[2:3])
-    cfg = _config(root, bundle, root / "store.duckdb")
-    _ok(["--config", str(cfg), "ingest", "--json"])
+def index_base(small: dict) -> dict:
+    """The one-filing store (a small index) and its index built without a kill."""
+    cfg = small["config"]
     summary = json.loads(_ok(["--config", str(cfg), "index", "--json"]))
-    return {"store": root / "store.duckdb", "bundle": bundle, "summary": summary,
+    return {"store": small["store"], "bundle": small["bundle"], "summary": summary,
             "counts": _index_counts(cfg)}  # fmt: skip
 
 
@@ -307,24 +310,26 @@ KEYS = sorted((f"Q{i}", c) for i in range(3) for c in ("no_rag", "oracle"))
 
 
 def _run_states(ws: Path) -> list[tuple]:
-    return _rows(ws, "SELECT question_id, condition, status, answer FROM runs WHERE batch = 'k'")
+    return read_rows(
+        ws, "SELECT question_id, condition, status, answer FROM runs WHERE batch = 'k'"
+    )
 
 
 @pytest.mark.parametrize("done", RUN_POINTS)
 def test_kill_run(base: dict, tmp_path: Path, done: int) -> None:
     """Killed after 1, 3 or 5 of the batch's 6 runs completed."""
     cfg, ws = _folder(base, tmp_path, "ws-questions.duckdb")
-    questions = _tables(ws)["questions"]
+    questions = read_tables(ws)["questions"]
     _kill(cfg, RUN_ARGS, RUN_POINTS[done])
     rows = _run_states(ws)
-    assert _tables(ws)["questions"] == questions
+    assert read_tables(ws)["questions"] == questions
     # a run is complete (its whole answer) or not marked complete: never half an answer
     assert all(a == ANSWER for *_, s, a in rows if s == "completed"), rows
     completed = {(q, c) for q, c, s, _ in rows if s == "completed"}
     # at least `done` (a group stores each run's end 1.2 s apart; on a starved machine the
     # last two may share a group, so all six is possible, and the rerun then runs none)
     assert done <= len(completed) <= len(KEYS)
-    _ok(["--config", str(cfg), *RUN_ARGS])
+    _cli(["--config", str(cfg), *RUN_ARGS])
     after = _run_states(ws)
     assert sorted((q, c) for q, c, s, a in after if s == "completed" and a == ANSWER) == KEYS
     # the runs completed before the kill were kept, not run again
@@ -346,15 +351,15 @@ VERDICT = ("judge", 1, 4, 3, 4, 5, "ok")
 def test_kill_judge(base: dict, tmp_path: Path, done: int) -> None:
     """Killed after 1, 3 or 5 of the 6 runs' verdicts were saved."""
     cfg, ws = _folder(base, tmp_path, "ws-runs.duckdb")
-    runs = _tables(ws)["runs"]
+    runs = read_tables(ws)["runs"]
     _kill(cfg, JUDGE_ARGS, JUDGE_POINTS[done])
-    assert _tables(ws)["runs"] == runs
-    scores = _rows(ws, SCORE_SQL)
+    assert read_tables(ws)["runs"] == runs
+    scores = read_rows(ws, SCORE_SQL)
     assert all(r[2:] == VERDICT for r in scores), scores  # whole verdicts only
     assert len(scores) == done  # each verdict is saved as it arrives, one at a time
-    _ok(["--config", str(cfg), *JUDGE_ARGS])
-    after = _rows(ws, SCORE_SQL)
-    ids = {r[0] for r in _rows(ws, "SELECT id FROM runs WHERE batch = 'k'")}
+    _cli(["--config", str(cfg), *JUDGE_ARGS])
+    after = read_rows(ws, SCORE_SQL)
+    ids = {r[0] for r in read_rows(ws, "SELECT id FROM runs WHERE batch = 'k'")}
     assert sorted(r[0] for r in after) == sorted(ids)  # each run judged once
     assert all(r[2:] == VERDICT for r in after) and set(scores) <= set(after)
 
@@ -365,14 +370,14 @@ def test_kill_judge(base: dict, tmp_path: Path, done: int) -> None:
 @pytest.mark.parametrize("point", WORKSPACE_POINTS)
 def test_kill_questions_import(base: dict, tmp_path: Path, point: str) -> None:
     cfg, ws = _folder(base, tmp_path, "ws-questions.duckdb")
-    before = _tables(ws)
+    before = read_tables(ws)
     args = ["questions", "import", str(base["many"]), "--json"]
     _kill(cfg, args, WORKSPACE_POINTS[point][0])
     count = "SELECT count(*) FROM questions WHERE id LIKE 'K%'"
     _stored_or_not(ws, count, N_QUESTIONS, before, point)
-    assert json.loads(_ok(["--config", str(cfg), *args]))["questions"] == N_QUESTIONS
-    assert _rows(ws, "SELECT count(*) FROM questions WHERE id LIKE 'K%'")[0][0] == N_QUESTIONS
-    assert _tables(ws)["runs"] == before["runs"]
+    assert json.loads(_cli(["--config", str(cfg), *args]))["questions"] == N_QUESTIONS
+    assert read_rows(ws, "SELECT count(*) FROM questions WHERE id LIKE 'K%'")[0][0] == N_QUESTIONS
+    assert read_tables(ws)["runs"] == before["runs"]
 
 
 # --- runs import ----------------------------------------------------------------------------
@@ -381,16 +386,16 @@ def test_kill_questions_import(base: dict, tmp_path: Path, point: str) -> None:
 @pytest.mark.parametrize("point", WORKSPACE_POINTS)
 def test_kill_runs_import(base: dict, tmp_path: Path, point: str) -> None:
     cfg, ws = _folder(base, tmp_path, "ws-runs.duckdb")
-    before = _tables(ws)
+    before = read_tables(ws)
     args = ["runs", "import", str(base["imported"]), "--json"]
     _kill(cfg, args, WORKSPACE_POINTS[point][0])
     count = "SELECT count(*) FROM runs WHERE model LIKE 'ext%'"
     _stored_or_not(ws, count, N_IMPORTED, before, point)
-    summary = json.loads(_ok(["--config", str(cfg), *args]))
+    summary = json.loads(_cli(["--config", str(cfg), *args]))
     assert sum(f["added"] + f["existing"] for f in summary["files"]) == N_IMPORTED
-    assert _rows(ws, count)[0][0] == N_IMPORTED
+    assert read_rows(ws, count)[0][0] == N_IMPORTED
     labels = "SELECT count(*) FROM scores WHERE kind <> 'llm'"
-    assert _rows(ws, labels)[0][0] == N_IMPORTED  # each imported run's label, once
+    assert read_rows(ws, labels)[0][0] == N_IMPORTED  # each imported run's label, once
 
 
 # --- a human score saved --------------------------------------------------------------------
@@ -402,15 +407,15 @@ HUMAN = "SELECT run_id, version, accuracy, completeness, relevance, clarity, not
 def test_kill_score(base: dict, tmp_path: Path, point: str) -> None:
     """`fintrade-tui score` (what the TUI's score form saves through ScoreStore.save)."""
     cfg, ws = _folder(base, tmp_path, "ws-runs.duckdb")
-    before = _tables(ws)
-    rid = _rows(ws, "SELECT id FROM runs ORDER BY id LIMIT 1")[0][0]
+    before = read_tables(ws)
+    rid = read_rows(ws, "SELECT id FROM runs ORDER BY id LIMIT 1")[0][0]
     args = ["score", rid, "--accuracy", "2", "--completeness", "3", "--relevance", "4",
             "--clarity", "5", "--note", "kill", "--json"]  # fmt: skip
     _kill(cfg, args, WORKSPACE_POINTS[point][0])
     count = "SELECT count(*) FROM scores WHERE kind = 'human'"
     _stored_or_not(ws, count, 1, before, point)  # nothing, or the whole score:
-    human = _rows(ws, HUMAN + " WHERE kind = 'human'")
+    human = read_rows(ws, HUMAN + " WHERE kind = 'human'")
     assert human in ([], [(rid, 1, 2, 3, 4, 5, "kill")])
-    assert json.loads(_ok(["--config", str(cfg), *args]))["version"] == len(human) + 1
-    last = _rows(ws, HUMAN + " WHERE kind = 'human' ORDER BY version DESC LIMIT 1")
+    assert json.loads(_cli(["--config", str(cfg), *args]))["version"] == len(human) + 1
+    last = read_rows(ws, HUMAN + " WHERE kind = 'human' ORDER BY version DESC LIMIT 1")
     assert last == [(rid, len(human) + 1, 2, 3, 4, 5, "kill")]
