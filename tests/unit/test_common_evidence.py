@@ -21,7 +21,6 @@ from fintrade_tui.judging.common_evidence import ORACLE_ONLY, build_common
 from fintrade_tui.judging.session import agreement_pairs, judge_runs, score_rows
 from fintrade_tui.models import llm, providers
 from fintrade_tui.questions.resolve import Resolver
-from fintrade_tui.retrieval.index import Index
 from fintrade_tui.runs.prompts import defang
 from fintrade_tui.runs.runner import Runner, RunSpec, drain
 from fintrade_tui.workspace.connection import open_workspace
@@ -29,9 +28,8 @@ from fintrade_tui.workspace.questions import RESOLVED, Question, save_questions
 from fintrade_tui.workspace.run_records import COMPLETED, RunStore
 from fintrade_tui.workspace.scores import Score, ScoreStore, mean_by_run
 from tests.conftest import needs_bundle, write_config
+from tests.unit.test_conditions import INDEX_SETTINGS, small_index
 
-TEN_K = "0000320193-24-000123"  # AAPL's 10-K filed 2024-11-01
-KEPT = ["0000320193-24-000081", TEN_K, "0000320193-25-000008"]
 # the same figures in both answers: their audits agree, the answers' wording does not
 ANSWER_A = "Apple's ROE was 1.6 and its RSI was 55, so it looks healthy."
 ANSWER_B = "Per the 10-K [E1], ROE stood at 1.6; RSI 55. Verdict: healthy."
@@ -87,14 +85,15 @@ def _question(qid: str, ticker: str) -> Question:
 
 @pytest.fixture(scope="module")
 def setup(built_store: Config, tmp_path_factory) -> tuple[Config, Path, dict[str, Question]]:
-    """A config with a small AAPL index (three filings around the 10-K of 2024-11-01), two
-    mock answerers and the recording judge; AAPL and MSFT questions in the workspace."""
-    folder = tmp_path_factory.mktemp("common")
+    """A config with a small AAPL index (three filings around the 10-K of 2024-11-01, the one
+    test_conditions builds: `small_index`), two mock answerers and the recording judge; AAPL
+    and MSFT questions in the workspace."""
+    index = small_index(built_store, tmp_path_factory)
+    folder = index.parent
     mock = "    model: openai/gpt-4o-mini\n    extra: {{mock_response: {!r}}}\n"
     extra = (
         f"workspace: {folder / 'ws.duckdb'}\n"
-        f"retrieval:\n  index: {folder / 'lancedb'}\n  child_tokens: 1000\n"
-        "  market_since: 2024-06-01\n"
+        f"retrieval:\n  index: {index}\n{INDEX_SETTINGS}"
         "models:\n  ans-a:\n"
         + mock.format(ANSWER_A)
         + "  ans-b:\n"
@@ -103,19 +102,6 @@ def setup(built_store: Config, tmp_path_factory) -> tuple[Config, Path, dict[str
     )
     path = write_config(folder, built_store.bundle, built_store.store, extra)
     cfg = load_config(path)
-    some = duckdb.connect()  # the store through views, with only the chosen filings
-    some.execute("ATTACH ? AS s (READ_ONLY)", [str(cfg.store)])
-    tables = some.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = 's'")
-    for (t,) in tables.fetchall():
-        if t == "filings":
-            some.execute(
-                "CREATE TABLE filings AS SELECT * FROM s.filings WHERE list_contains(?, accession)",
-                [KEPT],
-            )
-        else:
-            some.execute(f"CREATE VIEW {t} AS SELECT * FROM s.{t}")
-    Index(cfg).build(some, tickers=["AAPL"])
-    some.close()
     with duckdb.connect(str(cfg.store), read_only=True) as con:
         r = Resolver(con, cfg.questions.reference_date)
         qs = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from datetime import date
 from pathlib import Path
 
@@ -13,8 +14,11 @@ from click.testing import CliRunner
 from fintrade_tui.cli import main
 from fintrade_tui.config import Config
 from fintrade_tui.questions.indicators import KIND
+from fintrade_tui.questions.resolve import Resolver
+from fintrade_tui.questions.scale import scale_seed
 from fintrade_tui.questions.timephrases import resolve_time
 from fintrade_tui.store.queries import snapshot
+from fintrade_tui.workspace.questions import load_questions
 from tests.conftest import BUNDLE, needs_bundle
 
 pytestmark = needs_bundle
@@ -114,25 +118,54 @@ def test_no_variant_fact_is_from_after_its_as_of(scaled: dict, built_store: Conf
                 assert date.fromisoformat(ev["available_from"]) <= as_of, (qid, ev)
 
 
+def _plain(obj) -> object:
+    """A record as JSON reads it back (dates as ISO text): stored and fresh ones compare."""
+    return json.loads(json.dumps(asdict(obj), default=str, sort_keys=True))
+
+
 def test_scaling_is_deterministic_and_screens_with_reasons(
     scaled: dict, built_store: Config
 ) -> None:
-    again = json.loads(
-        cli(built_store, "questions", "scale", "--per-seed", "5", "--seed", "11", "--json").output
-    )
-    assert again == scaled
     assert all(s["reason"] for s in scaled["screened_out"])
+    # scaling a seed again, with a fresh resolver, makes the variants and screens the command
+    # stored, to the digit: on every tenth seed (company, comparison and market-scan ones), as
+    # scaling is seed by seed (the command again would scale all 150 a second time)
+    with duckdb.connect(str(built_store.workspace), read_only=True) as ws:
+        seeds = load_questions(ws, source="fintradebench")[::10]
+        stored = {q.id: _plain(q) for q in load_questions(ws, source="scaled")}
+    assert {s.scope for s in seeds} == {"company", "compare", "market_scan"}
+    made = 0
+    with duckdb.connect(str(built_store.store), read_only=True) as con:
+        r = Resolver(con, built_store.questions.reference_date)
+        for seed in seeds:
+            variants, screened = scale_seed(r, seed, 5, 11, date(2024, 3, 31))
+            assert [_plain(v) for v in variants] == [
+                stored[f"{seed.id}-v{k}"] for k in range(1, len(variants) + 1)
+            ]
+            assert f"{seed.id}-v{len(variants) + 1}" not in stored
+            assert [_plain(x) for x in screened] == [
+                x for x in scaled["screened_out"] if x["seed_id"] == seed.id
+            ]
+            made += len(variants)
+    assert made >= 50
+
+
+def _count(cfg: Config) -> int:
+    """The workspace's questions, counted in the table itself."""
+    with duckdb.connect(str(cfg.workspace), read_only=True) as ws:
+        return ws.execute("SELECT count(*) FROM questions").fetchone()[0]
 
 
 def test_failed_import_writes_nothing(imported: dict, built_store: Config, tmp_path: Path) -> None:
-    before = len(_all(built_store))
+    before = _count(built_store)
+    assert before >= 150
     bad = tmp_path / "bad.jsonl"
     bad.write_text(
         '{"id": "X1", "text": "As of June 2025, is Apple cheap?"}\n{"id": "X2", "text": \n'
     )
     res = cli(built_store, "questions", "import", str(bad))
     assert res.exit_code == 2 and "line 2" in res.output and "\n" not in res.output.strip()
-    assert len(_all(built_store)) == before
+    assert _count(built_store) == before
 
 
 def test_export_round_trips(imported: dict, built_store: Config, tmp_path: Path) -> None:

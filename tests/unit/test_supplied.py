@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
+from fintrade_tui.config import Config
 from fintrade_tui.questions.supplied import supplied_evidence
+from fintrade_tui.runs.conditions import ConditionContext
 from fintrade_tui.workspace.questions import Question
-from tests.unit.test_conditions import ctx  # noqa: F401  (the store-backed context)
 
 MD = "## Item 7\n\n| Net sales | 391,035 |\n| Cost of sales | 210,352 |"
 HTML = "<table><tr><td>Net sales</td><td>391,035</td></tr></table>"
@@ -42,7 +45,14 @@ def test_without_a_document_date_the_evidence_is_undated_and_one_rendering_stays
     assert list(got) == ["context"] and got["context"]["available_from"] is None
 
 
-def test_the_oracle_condition_shows_the_excerpt_once_on_its_filing_day(ctx) -> None:  # noqa: F811
+@pytest.fixture
+def ctx(built_store: Config, con) -> ConditionContext:
+    """The shared store alone: the Oracle reads the store, never a retrieval index (so none is
+    built here)."""
+    return ConditionContext(built_store, con)
+
+
+def test_the_oracle_condition_shows_the_excerpt_once_on_its_filing_day(ctx) -> None:
     from fintrade_tui.questions.resolve import Resolver
     from fintrade_tui.runs.conditions import build_evidence
 
