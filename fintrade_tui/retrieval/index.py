@@ -290,7 +290,8 @@ class Index:
         if tickers:
             filings = [f for f in filings if f["ticker"] in tickers]
         if accessions is not None:
-            filings = [f for f in filings if f["accession"] in set(accessions)]
+            wanted = set(accessions)  # once, not per filing
+            filings = [f for f in filings if f["accession"] in wanted]
         s.filings = len(filings)
         current = text_keys(con, self.cfg, [f["accession"] for f in filings])  # these only
         keys = {f["accession"]: current.get(f["accession"], "no sections") for f in filings}
