@@ -18,7 +18,7 @@ from fintrade_tui.questions.kind import question_kind
 from fintrade_tui.questions.knowable import knowable
 from fintrade_tui.questions.supplied import supplied_evidence
 from fintrade_tui.questions.timephrases import resolve_time
-from fintrade_tui.store.queries import snapshot
+from fintrade_tui.store.queries import snapshots
 from fintrade_tui.workspace.questions import FULL, NONE, PARTIAL, RESOLVED, UNRESOLVED, Question
 
 LAG_DAYS = 90  # the config's default fundamentals.estimated_lag_days
@@ -109,11 +109,13 @@ class Resolver:
             extra=extra,
         )
 
-    def snap(self, ticker: str, as_of: date) -> dict[str, Any]:
-        key = (ticker, as_of)
-        if key not in self._snapshots:
-            self._snapshots[key] = snapshot(self.con, ticker, as_of)
-        return self._snapshots[key]
+    def snaps(self, tickers: list[str], as_of: date) -> dict[str, dict[str, Any]]:
+        """Snapshots of the store's `tickers` on `as_of`, those not read yet in one batch."""
+        todo = [t for t in tickers if (t, as_of) not in self._snapshots]
+        if todo:
+            for t, s in snapshots(self.con, todo, as_of).items():
+                self._snapshots[(t, as_of)] = s
+        return {t: self._snapshots[(t, as_of)] for t in tickers}
 
     def evidence(self, q: Question) -> Question:
         """Coverage status and oracle evidence at `as_of` for a resolved question.
@@ -129,13 +131,14 @@ class Resolver:
         oracle: dict[str, dict[str, Any]] = {}
         missing: list[str] = []
         found = 0
+        snaps = self.snaps([t for t in q.tickers if t in self.companies.known], q.as_of)
         for t in q.tickers:
             if t not in self.companies.known:
                 missing += [
                     f"{t}:{name}: no data for this ticker in the store" for name in q.golden
                 ]
                 continue
-            s = self.snap(t, q.as_of)
+            s = snaps[t]
             for name in q.golden:
                 item, why = _value(s, name, q.as_of)
                 if item is None:

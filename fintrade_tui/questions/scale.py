@@ -129,9 +129,8 @@ def scale_seed(
         v = replace(seed, as_of=as_of, window_start=ref.start, window_end=ref.end, text=text)
         if tickers is None:
             v = r.evidence(replace(v, tickers=_scan_members(r, seed, as_of)))
-            covered = [
-                t for t in v.tickers if all(not m.startswith(f"{t}:") for m in v.coverage_missing)
-            ]
+            short = {m.split(":", 1)[0] for m in v.coverage_missing}  # "TICKER:indicator: why"
+            covered = [t for t in v.tickers if t not in short]
             if len(covered) < MIN_SCAN_MEMBERS:
                 screened.append(
                     Screened(seed.id, [], as_of, f"only {len(covered)} index members fully covered")

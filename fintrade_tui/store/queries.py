@@ -26,10 +26,13 @@ OUTDATED_DAYS = 455
 DEMOTING = ("scale_error", "sign_flip", "flow_sum")
 # The one choice of a ratio's value among sources, shared by every point-in-time reader: a value
 # before an explained gap; the latest period any source has; within it a clean value before one
-# a check doubts, then the better-ranked source; then the latest filing.
+# a check doubts, then the better-ranked source; then the latest filing. The last keys only make
+# the choice total: a vendor that lists one period twice under two fiscal labels (polygon's ADSK
+# and KHC earnings_price) must give the same value whichever query shape reads it.
 BEST_ORDER = f"""(value IS NULL), period_end DESC NULLS LAST,
     (flags IS NOT NULL AND regexp_matches(flags, '{"|".join(DEMOTING)}')),
-    coalesce(source_rank, CASE source {_DEFAULT_RANK} ELSE 9 END), available_from DESC"""
+    coalesce(source_rank, CASE source {_DEFAULT_RANK} ELSE 9 END), available_from DESC,
+    fiscal_year DESC NULLS LAST, fiscal_period DESC NULLS LAST, value DESC NULLS LAST"""
 
 
 def _rows(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
@@ -56,31 +59,42 @@ def check_ticker(con: duckdb.DuckDBPyConnection, ticker: str) -> str:
 def snapshot(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date) -> dict[str, Any]:
     """Prices, signals and fundamentals of `ticker` visible after the close of `as_of`."""
     t = check_ticker(con, ticker)
-    # the price day first, then its one signal row: both tables are stored in (ticker, date)
-    # order, so each lookup reads one or two row groups
-    px = con.execute(
-        "SELECT date, close, adj_close, source FROM prices WHERE ticker = ? AND date <= ?"
-        " ORDER BY date DESC LIMIT 1",
-        [t, as_of],
-    ).fetchone()
-    out: dict[str, Any] = {
-        "ticker": t,
-        "as_of": as_of,
-        "price_date": None,
-        "close": None,
-        "adj_close": None,
-        "price_source": None,
-        "signals": {c: None for c in SIGNALS},
-        "fundamentals": {},
-    }
-    if px:
-        out.update(price_date=px[0], close=px[1], adj_close=px[2], price_source=px[3])
-        sig = con.execute(
-            f"SELECT {', '.join(SIGNALS)} FROM signals WHERE ticker = ? AND date = ?", [t, px[0]]
-        ).fetchone()
-        if sig:
-            out["signals"] = dict(zip(SIGNALS, sig, strict=True))
-    out["fundamentals"], out["fundamentals_gaps"] = _best(con, t, as_of)
+    return snapshots(con, [t], as_of)[t]
+
+
+def snapshots(
+    con: duckdb.DuckDBPyConnection, tickers: list[str], as_of: date
+) -> dict[str, dict[str, Any]]:
+    """`snapshot` of each of `tickers` (upper case, as stored) in two queries, however many
+    tickers: a market scan names a hundred. A ticker the store lacks gets an empty one."""
+    tickers = list(dict.fromkeys(tickers))
+    sig = ", ".join(f"s.{c}" for c in SIGNALS)
+    # each ticker's last price day on or before as_of, and that day's one signal row
+    rows = con.execute(
+        f"""SELECT p.ticker, p.date, p.close, p.adj_close, p.source, {sig}
+        FROM (SELECT ticker, max(date) AS date FROM prices
+              WHERE list_contains(?::VARCHAR[], ticker) AND date <= ? GROUP BY ticker) m
+        JOIN prices p ON p.ticker = m.ticker AND p.date = m.date
+        LEFT JOIN signals s ON s.ticker = m.ticker AND s.date = m.date""",
+        [tickers, as_of],
+    ).fetchall()
+    prices = {r[0]: r for r in rows}
+    best = best_many(con, tickers, as_of)
+    out = {}
+    for t in tickers:
+        px = prices.get(t)
+        found, gaps = best.get(t, ({}, {}))
+        out[t] = {
+            "ticker": t,
+            "as_of": as_of,
+            "price_date": px[1] if px else None,
+            "close": px[2] if px else None,
+            "adj_close": px[3] if px else None,
+            "price_source": px[4] if px else None,
+            "signals": dict(zip(SIGNALS, px[5:] if px else [None] * len(SIGNALS), strict=True)),
+            "fundamentals": {name: found.get(name) for name in RATIOS},
+            "fundamentals_gaps": gaps,
+        }
     return out
 
 
