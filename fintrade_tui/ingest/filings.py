@@ -18,6 +18,11 @@ from fintrade_tui.ingest.ixbrl import open_ixbrl
 from fintrade_tui.ingest.workers import pool as worker_pool
 from fintrade_tui.kill_points import stop_at
 
+
+def _is_dei(name: str) -> bool:
+    return name.startswith("dei:")
+
+
 NAME = re.compile(r"^(10-K|10-Q)_(\d{4}-\d{2}-\d{2})_(\d{10}-\d{2}-\d{6})\.htm$")
 
 
@@ -41,7 +46,7 @@ def parse_filing(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         # ixbrlparse warns about SEC-specific text formats it does not parse; numbers still are
         warnings.simplefilter("ignore")
         try:
-            doc = open_ixbrl(path)
+            doc = open_ixbrl(path, text_facts=_is_dei)  # the text read below is dei's
         except Exception as exc:
             raise UserError(
                 str(path), f"inline XBRL cannot be parsed ({exc})", "download it again"
