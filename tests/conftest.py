@@ -30,22 +30,30 @@ needs_bundle = pytest.mark.skipif(not BUNDLE.is_dir(), reason="sample bundle not
 SLOW_FILES = (
     "tests/reliability/test_kills.py",
     "tests/unit/test_ray_batch.py",
-    "tests/unit/test_runs.py",
-    "tests/unit/test_indexing.py",
     "tests/unit/test_questions.py",
-    "tests/unit/test_retrieval.py",
     "tests/unit/test_sec_pit.py",
+    "tests/ui/test_arena.py",
+    "tests/unit/test_retrieval.py",
+    "tests/unit/test_indexing.py",
     "tests/ui/test_tmux_walk.py",
     "tests/ui/test_streaming.py",
-    "tests/unit/test_embed_backends.py",
+    "tests/unit/test_runs.py",
+    "tests/ui/test_walk.py",
     "tests/unit/test_key_scan.py",
-    "tests/unit/test_judging.py",
     "tests/unit/test_llama_engine.py",
-    "tests/browser/test_html_report.py",
+    "tests/unit/test_import_generic.py",
     "tests/browser/test_serve.py",
-    "tests/unit/test_market_track.py",
-    "tests/ui/test_indexing_status.py",
-    "tests/ui/test_arena.py",
+    "tests/ui/test_results.py",
+    "tests/unit/test_embed_backends.py",
+    "tests/unit/test_model_resolution.py",
+    "tests/unit/test_judging.py",
+    "tests/unit/test_filing_text.py",
+    "tests/ui/test_screenshots.py",
+    "tests/ui/test_panes.py",
+    "tests/browser/test_html_report.py",
+    "tests/unit/test_signals_blocks.py",
+    "tests/ui/test_model_faults.py",
+    "tests/ui/test_shared_workspace.py",
 )
 
 
@@ -61,15 +69,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.long)
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return  # one process: the usual order
-    # the first file that needs the store builds it; the files after it do not need it, so the
-    # other worker is not left waiting for the build; then the rest, the slowest first
+    # the store is built in the background from the start (`_store_build`): the files that do
+    # not need it first, so the workers have something to run meanwhile; each half slowest first
     rank = {f: i for i, f in enumerate(SLOW_FILES)}
     path = {item: item.nodeid.split("::", 1)[0] for item in items}
     store = {path[item] for item in items if "built_store" in item.fixturenames}
-    order = sorted(set(path.values()), key=lambda f: rank.get(f, len(rank)))
-    first = next((f for f in order if f in store), None)
-    place = {f: (f != first, f in store, rank.get(f, len(rank))) for f in order}
-    items.sort(key=lambda item: place[path[item]])
+    items.sort(key=lambda item: (path[item] in store, rank.get(path[item], len(rank))))
 
 
 def write_config(folder: Path, bundle: Path, store: Path | None = None, extra: str = "") -> Path:
@@ -88,29 +93,75 @@ def shared_folder(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
     return folder
 
 
+def _store_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return shared_folder(tmp_path_factory, "built-store")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _store_build(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """Where this run has a test that needs the store, the first worker to start begins
+    building it in the background, with the real binary (`fintrade-tui ingest`): the workers
+    run the tests that do not need it meanwhile, and no test's time holds the build. It ends
+    by writing its exit status to `done`. The worker that started it waits for it before it
+    exits, so the build never outlives the run."""
+    needed = any("built_store" in item.fixturenames for item in request.session.items)
+    if not needed or not BUNDLE.is_dir() or os.environ.get("FINTRADE_TEST_STORE"):
+        yield
+        return
+    import subprocess
+    import sys
+
+    from filelock import FileLock
+
+    shared = _store_folder(tmp_path_factory)
+    proc = None
+    with FileLock(shared.parent / "built-store.lock"):
+        if not (shared / "started").exists():
+            config = write_config(shared, BUNDLE)
+            # the status goes to done.part, then is renamed: a reader never sees half of it
+            script = (
+                '"$0" -m fintrade_tui --config "$1" ingest >"$2/ingest.log" 2>&1;'
+                ' echo $? >"$2/done.part" && mv "$2/done.part" "$2/done"'
+            )
+            proc = subprocess.Popen(["sh", "-c", script, sys.executable, config, shared])
+            (shared / "started").touch()
+    yield
+    if proc is not None:
+        proc.wait()
+
+
 @pytest.fixture(scope="session")
 def built_store(tmp_path_factory: pytest.TempPathFactory) -> Config:
-    """The whole sample bundle ingested once per run (about a minute and a half on 2 cores).
+    """The whole sample bundle ingested once per run (`_store_build`: about a minute and a
+    half on 2 cores, in the background); this waits for it.
 
-    Under pytest-xdist the first worker to ask builds it, under a file lock, and every worker
-    then tests its own copy: tests write workspaces and indexes beside the store, which two
-    workers must not share."""
+    Every xdist worker then tests its own copy: tests write workspaces and indexes beside the
+    store, which two workers must not share. Where no build was started (a prebuilt store
+    in FINTRADE_TEST_STORE), the first worker to ask copies it in, under a file lock."""
     if not BUNDLE.is_dir():
         pytest.skip("sample bundle not at ../shared/data")
     from filelock import FileLock
 
-    from fintrade_tui.ingest.pipeline import run_ingest
+    from tests.clock import wait_until
 
-    shared = shared_folder(tmp_path_factory, "built-store")
-    with FileLock(shared.parent / "built-store.lock"):
-        if not (shared / "store.duckdb").is_file():  # built in place: a swap as its last step
-            config = load_config(write_config(shared, BUNDLE))
-            if kept := os.environ.get("FINTRADE_TEST_STORE"):
-                # a developer's loop over a few files: a store built earlier from the same code
-                # (docs/contributing.md); CI never sets it
-                shutil.copyfile(kept, shared / "store.duckdb")
-            else:
-                run_ingest(config)
+    shared = _store_folder(tmp_path_factory)
+    if (shared / "started").exists():
+        wait_until(lambda: (shared / "done").is_file(), 1800, 0.2, "the store build")
+        if (shared / "done").read_text().strip() != "0":
+            log = (shared / "ingest.log").read_text(errors="replace")
+            pytest.fail(f"building the test store failed:\n{log[-3000:]}")
+    else:
+        with FileLock(shared.parent / "built-store.lock"):
+            if not (shared / "store.duckdb").is_file():
+                config = load_config(write_config(shared, BUNDLE))
+                if kept := os.environ.get("FINTRADE_TEST_STORE"):
+                    # a developer's loop over a few files: a store built earlier from the same
+                    # code (docs/contributing.md); CI never sets it
+                    shutil.copyfile(kept, shared / "store.duckdb")
+                else:
+                    from fintrade_tui.ingest.pipeline import run_ingest
+
+                    run_ingest(config)
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return load_config(shared / "config.yaml")
     folder = tmp_path_factory.mktemp("store")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import json
 import secrets
-import shutil
 from pathlib import Path
 
 import duckdb
@@ -22,7 +21,8 @@ from click.testing import CliRunner
 
 from fintrade_tui import redact
 from fintrade_tui.cli import main
-from tests.conftest import BUNDLE, ROOT, needs_bundle, write_config
+from fintrade_tui.config import Config
+from tests.conftest import BUNDLE, needs_bundle, write_config
 
 pytestmark = needs_bundle
 
@@ -135,17 +135,8 @@ def _provider():
 
 
 @pytest.fixture(scope="module")
-def store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The checkout's built store when current (copied: another process may rebuild it),
-    else the session's freshly built one."""
-    from fintrade_tui.store.db import current
-
-    built = ROOT / "data" / "fintrade.duckdb"
-    if not current(built):
-        return request.getfixturevalue("built_store").store
-    folder = tmp_path_factory.mktemp("scanstore")
-    shutil.copy(built, folder / "store.duckdb")
-    return folder / "store.duckdb"
+def store(built_store: Config) -> Path:
+    return built_store.store
 
 
 def _scan_bytes(folder: Path, needles: dict[str, str]) -> list[str]:

@@ -10,7 +10,6 @@ import asyncio
 import hashlib
 import json
 import os
-import shutil
 import sys
 from collections import Counter
 from dataclasses import replace
@@ -25,7 +24,7 @@ from fintrade_tui.runs.runner import Runner, RunSpec
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.run_records import RunStore
 from tests.clock import wait_until
-from tests.conftest import ROOT, needs_bundle
+from tests.conftest import needs_bundle
 
 ray = pytest.importorskip("ray")
 pytestmark = needs_bundle
@@ -92,20 +91,8 @@ def _setup_logging_grants() -> None:
 
 
 @pytest.fixture(scope="module")
-def base(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Config:
-    """The store: the checkout's built one when current (copied: another process may rebuild
-    it), else the session's freshly built one."""
-    from fintrade_tui.store.db import current
-
-    built = ROOT / "data" / "fintrade.duckdb"
-    if not current(built):
-        return request.getfixturevalue("built_store")
-    from fintrade_tui.config import load_config
-    from tests.conftest import BUNDLE, write_config
-
-    folder = tmp_path_factory.mktemp("raystore")
-    shutil.copy(built, folder / "store.duckdb")
-    return load_config(write_config(folder, BUNDLE, folder / "store.duckdb"))
+def base(built_store: Config) -> Config:
+    return built_store
 
 
 @pytest.fixture(scope="module")
@@ -182,9 +169,9 @@ def _calls(folder: Path, name: str = "calls.jsonl") -> list[dict]:
 def thirty(
     base: Config, cluster: Path, questions: list, tmp_path_factory: pytest.TempPathFactory
 ) -> dict:
-    """30 runs sent to Ray three times over one workspace, 7 of them with scripted faults the
-    first time only: what each pass returned and left (rows, the provider's calls). Two tests
-    assert on it, so Ray starts its workers for this batch once."""
+    """30 runs sent to Ray over one workspace, 7 of them with scripted faults: what the pass
+    returned and left (rows, the provider's calls). The passes after it (`resent`, `third`)
+    go on from its workspace, each its own test, so Ray starts its workers for them once."""
     cfg = _cfg(base, tmp_path_factory.mktemp("thirty"))
     specs = _specs(cfg, questions)
     # 7 of beta's runs fail: their prompts, hashed as the provider sees them
@@ -199,15 +186,20 @@ def thirty(
     out["first_calls"] = _calls(cluster)
     (cluster / "faults").unlink()
     (cluster / "calls.jsonl").unlink()
-    # the seven resent in one shard: one worker (Ray starts it, litellm and all) is enough
-    # to show which runs are sent again, and the first pass ran on two
-    out["second"], out["second_rows"] = _ray(cfg, specs, shards=1), _rows(cfg.workspace)
-    out["second_calls"] = _calls(cluster)
-    out["third"], out["third_rows"] = _ray(cfg, specs), _rows(cfg.workspace)
     return out
 
 
-def test_thirty_runs_land_once_and_seven_faults_are_resent_alone(thirty: dict) -> None:
+@pytest.fixture(scope="module")
+def resent(thirty: dict, cluster: Path) -> dict:
+    """The same thirty sent again, the faults gone. The seven go in one shard: one worker
+    (Ray starts it, litellm and all) is enough to show which runs are sent again, and the
+    first pass ran on two."""
+    cfg, specs = thirty["cfg"], thirty["specs"]
+    out = {"summary": _ray(cfg, specs, shards=1), "rows": _rows(cfg.workspace)}
+    return out | {"calls": _calls(cluster)}
+
+
+def test_thirty_runs_land_once_and_seven_faults_are_recorded(thirty: dict) -> None:
     specs, chosen, faulty = thirty["specs"], thirty["chosen"], thirty["faulty"]
     assert len(specs) == 30
     assert len(faulty) == 7  # seven distinct prompts: the faults hit exactly seven runs
@@ -224,20 +216,24 @@ def test_thirty_runs_land_once_and_seven_faults_are_resent_alone(thirty: dict) -
     assert first["status_completed"] == 23 and first["status_error"] == 7
     assert len([c for c in thirty["first_calls"] if c["hash"] in faulty]) == 7
 
-    second = thirty["second"]  # the faults gone
+
+def test_the_seven_faults_are_resent_alone_then_nothing_is(thirty: dict, resent: dict) -> None:
+    second = resent["summary"]
     assert second["pending"] == 7 and second["skipped_completed"] == 23
     assert second["workers"] == 1
-    assert sorted(c["hash"] for c in thirty["second_calls"]) == sorted(faulty)  # exactly those 7
-    rows = thirty["second_rows"]
+    # exactly those 7 reached the provider again
+    assert sorted(c["hash"] for c in resent["calls"]) == sorted(thirty["faulty"])
+    rows = resent["rows"]
     assert len(rows) == 30 and all(r["status"] == "completed" for r in rows)
 
-    third = thirty["third"]
+    cfg, specs = thirty["cfg"], thirty["specs"]
+    third = _ray(cfg, specs)  # everything landed: nothing to send
     assert third["pending"] == 0 and third["skipped_completed"] == 30
-    assert len(thirty["third_rows"]) == 30
+    assert len(_rows(cfg.workspace)) == 30
 
 
 def test_ray_records_equal_the_local_engines(
-    base: Config, cluster: Path, thirty: dict, tmp_path: Path
+    base: Config, cluster: Path, thirty: dict, resent: dict, tmp_path: Path
 ) -> None:
     """The thirty runs' records as Ray left them (seven from the resend) and as the local
     engine writes them."""
@@ -252,7 +248,7 @@ def test_ray_records_equal_the_local_engines(
     fields = ["batch_key", "question_id", "condition", "model", "model_string", "params"]
     fields += ["level", "as_of", "prompt", "prompt_hash", "evidence_ids", "evidence"]
     fields += ["tool_calls", "status", "answer", "question_kind", "origin"]
-    ray_rows = [{k: r[k] for k in fields} for r in thirty["second_rows"]]
+    ray_rows = [{k: r[k] for k in fields} for r in resent["rows"]]
     local_rows = [{k: r[k] for k in fields} for r in _rows(cfg_local.workspace)]
     assert len(ray_rows) == len(specs) == 30
     assert ray_rows == local_rows
@@ -263,33 +259,35 @@ def _shards(folder: Path) -> list[Path]:
     return sorted(folder.glob("*.parquet"))
 
 
-def test_a_sigkilled_driver_resumes_without_loss_or_duplicates(
-    base: Config, cluster: Path, tmp_path: Path
-) -> None:
+@pytest.fixture(scope="module")
+def killed(base: Config, cluster: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """`run --engine ray` (the binary, joining the module's Ray) SIGKILLed once it has written
+    two shards of six: its command, and the shards and runs it left."""
     import signal
     import subprocess
 
     from fintrade_tui.runs.batch_shards import batch_dir, readable
     from tests.conftest import write_config
 
+    tmp = tmp_path_factory.mktemp("killed")
     extra = (
-        f"workspace: {tmp_path / 'ws.duckdb'}\n"
+        f"workspace: {tmp / 'ws.duckdb'}\n"
         "models:\n  mock:\n    model: openai/gpt-4o-mini\n"
         f"    extra: {{mock_response: {json.dumps(ANSWER)}, mock_delay: 0.3}}\n"
         "runs:\n  concurrency: 2\n  per_model: 2\n"
     )
-    config = write_config(tmp_path / "cfg", base.bundle, base.store, extra)
+    config = write_config(tmp / "cfg", base.bundle, base.store, extra)
     address = ray.get_runtime_context().gcs_address  # join the module's Ray: no second one
     args = [sys.executable, "-m", "fintrade_tui", "--config", str(config), "run"]
     args += ["--questions", "F1,F2,F3,F4,F5,F6", "--models", "mock", "--json"]
     args += ["--conditions", "no_rag,oracle", "--batch", "kill", "--engine", "ray"]
     args += ["--ray-address", address, "--shards", "6"]
     env = os.environ | {"PYTHONUNBUFFERED": "1"}
-    runs_dir = batch_dir(tmp_path / "ws.duckdb", "kill") / "runs"
+    runs_dir = batch_dir(tmp / "ws.duckdb", "kill") / "runs"
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     try:  # some shards written, others running (a loaded machine starts Ray workers slowly)
         wait_until(lambda: proc.poll() is not None or len(readable(_shards(runs_dir))[0]) >= 2, 240)
-        assert proc.poll() is None, proc.stderr.read().decode()[-2000:]
+        alive = proc.poll() is None
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
@@ -298,27 +296,38 @@ def test_a_sigkilled_driver_resumes_without_loss_or_duplicates(
     # Ray writes a shard in place: one cut by the kill is not whole, is not loaded and its runs
     # are run again, so only whole shards count as written
     written = len(readable(_shards(runs_dir) + _shards(runs_dir.parent / "loaded"))[0])
-    assert 2 <= written <= 6
-    with duckdb.connect(str(tmp_path / "ws.duckdb"), read_only=True) as con:
+    with duckdb.connect(str(tmp / "ws.duckdb"), read_only=True) as con:
         (landed,) = con.execute(  # shards the killed driver loaded itself before the kill
             "SELECT count(*) FROM runs WHERE batch = 'kill' AND status = 'completed'"
         ).fetchone()
+    stderr = "" if alive else proc.stderr.read().decode()[-2000:]
+    return {"args": args, "ws": tmp / "ws.duckdb", "alive": alive, "stderr": stderr} | {
+        "written": written,
+        "landed": landed,
+    }
 
-    # the same command again, driven from this process (its Ray is the module's): a new
-    # driver, resuming from what the killed one left on disk, without a Python to start
+
+def test_a_sigkilled_driver_leaves_whole_shards(killed: dict) -> None:
+    assert killed["alive"], killed["stderr"]  # killed mid-batch, not after it ended
+    assert 2 <= killed["written"] <= 6
+
+
+def test_the_killed_batch_resumes_without_loss_or_duplicates(killed: dict) -> None:
+    """The same command again, driven from this process (its Ray is the module's): a new
+    driver, resuming from what the killed one left on disk, without a Python to start."""
     from click.testing import CliRunner
 
     from fintrade_tui.cli import main
 
-    again = CliRunner().invoke(main, args[3:])
+    again = CliRunner().invoke(main, killed["args"][3:])
     assert again.exit_code == 0, f"{again.output[-2000:]}{again.exception!r}"
     summary = json.loads(again.stdout.strip().splitlines()[-1])
     assert summary["planned"] == 12
     # every shard the killed driver wrote (2 runs each) landed: by it, or first on resuming
-    assert landed + 2 * summary["earlier_shards_loaded"] >= 2 * written
+    assert killed["landed"] + 2 * summary["earlier_shards_loaded"] >= 2 * killed["written"]
     assert summary["skipped_completed"] >= 2 * 2
     assert summary["skipped_completed"] + summary["status_completed"] == 12
-    with duckdb.connect(str(tmp_path / "ws.duckdb"), read_only=True) as con:
+    with duckdb.connect(str(killed["ws"]), read_only=True) as con:
         per_key = con.execute(
             "SELECT batch_key, count(*) FILTER (status = 'completed'), count(*) FROM runs"
             " WHERE batch = 'kill' GROUP BY batch_key"
