@@ -23,6 +23,7 @@ import pytest
 from click.testing import CliRunner
 
 from fintrade_tui.cli import main
+from fintrade_tui.config import Config
 from fintrade_tui.store.db import current
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.questions import Question, save_questions
@@ -347,16 +348,24 @@ ACCEPTED = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("case", ACCEPTED, ids=[c.id for c in ACCEPTED])
-def test_odd_but_valid_files_import_cleanly(
-    case: Accepted, tmp_path: Path, request: pytest.FixtureRequest
+QUESTION_FILES = [c for c in ACCEPTED if c.args[0] == "questions"]
+RUN_FILES = [c for c in ACCEPTED if c.args[0] != "questions"]
+
+
+@pytest.mark.parametrize("case", QUESTION_FILES, ids=[c.id for c in QUESTION_FILES])
+def test_odd_but_valid_question_files_import_cleanly(
+    case: Accepted, tmp_path: Path, built_store: Config
 ) -> None:
+    _imports_cleanly(case, tmp_path, built_store.store)  # resolved against the store
+
+
+@pytest.mark.parametrize("case", RUN_FILES, ids=[c.id for c in RUN_FILES])
+def test_odd_but_valid_run_files_import_cleanly(case: Accepted, tmp_path: Path) -> None:
+    _imports_cleanly(case, tmp_path, tmp_path / "none.duckdb")  # runs need no store
+
+
+def _imports_cleanly(case: Accepted, tmp_path: Path, store: Path) -> None:
     cfg = tmp_path / "config.yaml"
-    store = STORE if HAS_STORE else tmp_path / "none.duckdb"
-    if case.args[0] == "questions" and not HAS_STORE:
-        # questions are resolved against the store (tickers, dates): a fresh clone has none
-        # under data/, so they use the suite's built one
-        store = request.getfixturevalue("built_store").store
     cfg.write_text(f"store: {store}\nworkspace: {tmp_path / 'ws.duckdb'}\n")
     with open_workspace(tmp_path / "ws.duckdb") as ws:
         save_questions(ws, [_q("Q1"), _q("Q2")])
