@@ -50,7 +50,12 @@ def test_offline_page_blocks_and_records_everything_off_the_machine(offline_page
     offline_page.goto(url)
     assert offline_page.text_content("#ok") == "local page"
     offline_page.wait_for_function("document.readyState === 'complete'")
-    offline_page.wait_for_timeout(300)  # the WebSocket is opened by the page's script
+    # the page's script opens the WebSocket: the browser's requests are handled while
+    # Playwright waits, so each look waits on the page a little until all three were blocked
+    for _ in range(200):
+        if len(offline_page.blocked) >= 3:
+            break
+        offline_page.wait_for_timeout(50)  # a condition polled (Playwright's event pump)
     assert sorted(offline_page.blocked) == [
         "http://cdn.example.net/lib.js",
         "https://fonts.example.com/css?family=Mono",

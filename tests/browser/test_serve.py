@@ -20,7 +20,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from click.testing import CliRunner
 
 from fintrade_tui.cli import main
 from fintrade_tui.ui.web_server import allowed_origins, is_loopback, offline_template
+from tests.clock import wait_until
 from tests.conftest import BUNDLE, ROOT
 
 # textual.js assigns `this.terminal = new Terminal(...)`: a setter on Object.prototype sees it
@@ -96,14 +96,14 @@ class Served:
             self.lines.append(line.rstrip("\n"))
 
     def wait_for(self, pattern: str, timeout: float) -> re.Match[str]:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            for line in self.lines:
-                if found := re.search(pattern, line):
-                    return found
-            assert self.proc.poll() is None, f"serve exited {self.proc.returncode}: {self.lines}"
-            time.sleep(0.1)  # a condition polled (a line another process prints), not a delay
-        raise AssertionError(f"{pattern!r} not printed in {timeout} s: {self.lines}")
+        def printed() -> re.Match[str] | None:
+            found = next(filter(None, (re.search(pattern, ln) for ln in list(self.lines))), None)
+            assert found or self.proc.poll() is None, (
+                f"serve exited {self.proc.returncode}: {self.lines}"
+            )
+            return found
+
+        return wait_until(printed, timeout, 0.1, f"{pattern!r} printed: {self.lines}")
 
     def stop(self) -> None:
         """After a failed test: whatever of the group is left, ended (SIGINT first)."""
@@ -142,13 +142,17 @@ def served(serve_config: Path) -> Iterator[tuple[Served, str]]:
 
 
 def _screen_until(page, pattern: str, timeout: float) -> re.Match[str]:
-    end, text = time.monotonic() + timeout, ""
-    while time.monotonic() < end:
+    """The terminal's text matched, once the page shows it (the browser waits on the
+    condition: Playwright's `wait_for_function`)."""
+    wanted = f"(re) => new RegExp(re, 'm').test(({SCREEN})())"
+    try:
+        page.wait_for_function(wanted, arg=pattern, timeout=timeout * 1000)
+    except Exception:
         text = page.evaluate(SCREEN)
-        if found := re.search(pattern, text, re.MULTILINE):
-            return found
-        page.wait_for_timeout(200)
-    raise AssertionError(f"{pattern!r} not on the page's terminal after {timeout} s:\n{text}")
+        raise AssertionError(
+            f"{pattern!r} not on the terminal after {timeout} s:\n{text}"
+        ) from None
+    return re.search(pattern, page.evaluate(SCREEN), re.MULTILINE)
 
 
 def _handshake(port: int, origin: str | None) -> int:
@@ -213,10 +217,9 @@ def test_the_explorer_in_a_browser_offline_then_ctrl_c(offline_page, served, bui
     server.proc.send_signal(signal.SIGINT)
     assert server.proc.wait(30) == 0, server.lines
     assert server.lines[-1] == "fintrade-tui serve: stopped"
-    end = time.monotonic() + 10
-    while (left := {p for p in apps if Path(f"/proc/{p}").exists()}) and time.monotonic() < end:
-        time.sleep(0.1)  # a condition polled (the explorer's processes gone), not a delay
-    assert not left, f"the explorer outlived serve: {left}"
+    wait_until(
+        lambda: not any(Path(f"/proc/{p}").exists() for p in apps), 10, 0.1, "the explorer gone"
+    )
     assert page.blocked == []  # nothing on the page tried to leave the machine
 
 
