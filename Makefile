@@ -100,8 +100,9 @@ lint: venv
 # The suite on TEST_WORKERS processes (pytest-xdist). A test file runs in one of them, so its
 # module fixtures are built once; the session's store is built once for all of them
 # (tests/conftest.py), and the slowest files start first. The 20 slowest tests are listed last.
-# `make test` leaves out the tests marked `long` (the SIGKILL and Ray batch files, ~13 min of one
-# worker); `make test-all`, which CI runs, is every test. Three workers on two cores: part of the
+# `make test` leaves out the tests marked `long` (kills, Ray, the local model and the embedder,
+# Chromium, tmux, sweeps: tests/conftest.py LONG_FILES); `make test-all`, which CI runs, is
+# every test. Three workers on two cores: part of the
 # suite waits (the real binary starting, Ray, subprocesses), and a third worker fills those waits.
 TEST_WORKERS ?= 3
 PYTEST_PAR := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=20

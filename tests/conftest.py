@@ -57,15 +57,31 @@ SLOW_FILES = (
 )
 
 
-# The `long` marker (`make test-all` and CI run these files, `make test` leaves them out): each
-# test starts the real binary several times and kills it, or starts Ray actors that each import
-# litellm; together about 13 minutes of one worker's time on 2 cores.
-LONG_FILES = ("tests/reliability/test_kills.py", "tests/unit/test_ray_batch.py")
+# The `long` tests: `make test-all` and CI run them, `make test` (the loop while you work)
+# leaves them out. Each does something big for real, as its file or its mark says: kills the
+# real binary, starts Ray, runs the local model or the embedder over real filings, drives
+# Chromium or the binary under tmux, or sweeps every command or seed. Files here are long as a
+# whole; a single test elsewhere carries `@pytest.mark.long` with its reason.
+LONG_FILES = {
+    "tests/reliability/test_kills.py": "kills the real binary at each of its kill points",
+    "tests/unit/test_ray_batch.py": "starts Ray, whose workers each import litellm",
+    "tests/unit/test_llama_engine.py": "runs SmolLM2 through llama.cpp",
+    "tests/unit/test_embed_backends.py": "exports the embedder and runs it three ways",
+    "tests/unit/test_retrieval.py": "embeds four filings at the product's settings",
+    "tests/unit/test_indexing.py": "embeds filings, pauses and kills the indexer",
+    "tests/unit/test_key_scan.py": "runs every writing command, then scans every file left",
+    "tests/ui/test_tmux_walk.py": "drives the real binary in tmux",
+    "tests/browser/": "drives Chromium through Playwright",
+}
+
+
+def _long(path: str) -> bool:
+    return any(path == f or (f.endswith("/") and path.startswith(f)) for f in LONG_FILES)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if item.nodeid.split("::", 1)[0] in LONG_FILES:
+        if _long(item.nodeid.split("::", 1)[0]):
             item.add_marker(pytest.mark.long)
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return  # one process: the usual order

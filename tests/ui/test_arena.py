@@ -433,6 +433,7 @@ def test_arena_snapshot(cfg: Config, snap_compare) -> None:
     assert snap_compare(app, terminal_size=(150, 40), run_before=run_before)
 
 
+@pytest.mark.long  # runs SmolLM2 through llama.cpp (tests/conftest.py LONG_FILES)
 async def test_a_local_model_reads_the_question_while_the_analyst_does(
     cfg: Config, built_store: Config
 ) -> None:

@@ -155,6 +155,7 @@ def test_unknown_model_and_missing_key_are_one_line_errors(built_store: Config) 
         Model("remote", spec).call()
 
 
+@pytest.mark.long  # kills the real binary mid-batch (tests/conftest.py LONG_FILES)
 def test_batch_killed_with_sigkill_resumes_without_loss_or_duplicates(
     built_store: Config, tmp_path: Path
 ) -> None:

@@ -154,6 +154,7 @@ def _without_sec_pit(store: Path) -> duckdb.DuckDBPyConnection:
     return con
 
 
+@pytest.mark.long  # resolves every seed against two stores (tests/conftest.py LONG_FILES)
 def test_seed_coverage_rises_and_no_seed_loses_any(built_store, con) -> None:
     before = _coverage(_without_sec_pit(built_store.store))
     after = _coverage(con)
