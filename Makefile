@@ -97,17 +97,20 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# The suite on TEST_WORKERS processes (pytest-xdist). A test file runs in one of them, so its
-# module fixtures are built once; the session's store is built once for all of them
+# The suite on pytest-xdist worker processes. A test file runs in one of them, so its module
+# fixtures are built once; the session's store is built once for all of them
 # (tests/conftest.py), and the slowest files start first. The 20 slowest tests are listed last.
 # `make test` leaves out the tests marked `long` (kills, Ray, the local model and the embedder,
 # Chromium, tmux, sweeps: tests/conftest.py LONG_FILES); `make test-all`, which CI runs, is
-# every test. Three workers on two cores: part of the
-# suite waits (the real binary starting, Ray, subprocesses), and a third worker fills those waits.
+# every test. On two cores: the long tests wait on other processes (the real binary starting,
+# Ray, Chromium), and a third worker fills those waits (TEST_WORKERS); without them little
+# waits, and two workers (TEST_QUICK_WORKERS) finish sooner than three (docs/benchmarks.md).
 TEST_WORKERS ?= 3
-PYTEST_PAR := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=20
+TEST_QUICK_WORKERS ?= 2
+PYTEST_XDIST := $(BIN)/pytest --dist loadfile --no-loadscope-reorder --durations=20
+PYTEST_PAR := $(PYTEST_XDIST) -n $(TEST_WORKERS)
 test: lint
-	$(PYTEST_PAR) -m "not long"
+	$(PYTEST_XDIST) -n $(TEST_QUICK_WORKERS) -m "not long"
 
 test-all: lint
 	$(PYTEST_PAR)
