@@ -240,7 +240,7 @@ def _select_questions(ws, pattern: str, category: str | None, limit: int | None)
     "--engine",
     type=click.Choice(["local", "ray"]),
     default="local",
-    help="local: one asyncio loop here; ray: Ray Data workers (pip install 'fintrade-tui[ray]')",
+    help="local: one asyncio loop here; ray: Ray actors (pip install 'fintrade-tui[ray]')",
 )
 @click.option("--ray-address", help="join this Ray cluster ('auto': the one `ray start` made)")
 @click.option("--shards", type=click.IntRange(1, 100_000), help="ray: spec shards (default n/8)")

@@ -1,8 +1,8 @@
 """Ray engine room: `run --engine ray` — the batch planned in DuckDB on the driver, the pending
-specs written as Parquet, run by Ray Data (read_parquet -> map_batches on a pool of async
-workers, each streaming its runs through the same `Runner` as the local engine ->
-write_parquet of the finished runs into the batch folder), then the shards loaded into the
-workspace in one transaction keyed by run key.
+specs written as Parquet shards, run by a pool of Ray actors (each reads a spec shard, streams
+its runs through the same `Runner` as the local engine and writes the finished runs as one
+Parquet shard into the batch folder), then the shards loaded into the workspace in one
+transaction keyed by run key.
 
 One writer: only the driver opens the workspace. A worker opens the store read-only per run
 (Runner.prepare), reads the retrieval index without building it, and records its runs in a
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from fintrade_tui.config import Config
+from fintrade_tui.kill_points import stop_at
 from fintrade_tui.runs import batch_shards as shards_io
 from fintrade_tui.runs.batch import BatchSummary, plan_keyed
 from fintrade_tui.runs.runner import Runner, RunSpec
@@ -31,9 +32,9 @@ Progress = Callable[[dict[str, int]], None]
 
 
 class RunWorker:
-    """One Ray Data actor: a Runner over an in-memory run table; each call takes a shard of
-    specs, runs them concurrently (runs.concurrency at once, runs.per_model per model) and
-    returns their finished rows as an Arrow table."""
+    """One Ray actor: a Runner over an in-memory run table; each call takes a spec shard, runs
+    its specs concurrently (runs.concurrency at once, runs.per_model per model) and writes
+    their finished rows as one Parquet shard."""
 
     def __init__(self, cfg: Config, workers: int, setup: Callable[[], None] | None = None) -> None:
         import duckdb
@@ -55,19 +56,27 @@ class RunWorker:
             self._sems[name] = asyncio.Semaphore(n)
         return self._sems[name]
 
-    async def __call__(self, batch: Any) -> Any:
-        rows = batch.to_pylist()
+    async def run_shard(self, spec_file: str, out: str) -> int:
+        """Run the specs of `spec_file` and write their rows to `out` whole (written aside,
+        then renamed: a kill leaves no half shard); returns the number of rows."""
+        import pyarrow.parquet as pq
+
+        rows = pq.read_table(spec_file).to_pylist()
         ids = await asyncio.gather(*(self._one(r) for r in rows))
         with self.runs.lock:  # the Runner's threads write through this lock too
             cur = self.runs.con.cursor()
             try:
-                out = cur.execute(
+                table = cur.execute(
                     "SELECT * FROM runs WHERE list_contains(?, id) ORDER BY id", [ids]
                 ).to_arrow_table()
                 cur.execute("DELETE FROM runs WHERE list_contains(?, id)", [ids])
             finally:
                 cur.close()
-        return out
+        target = Path(out)
+        aside = target.with_name(f".{target.name}.tmp")
+        pq.write_table(table, aside)
+        aside.rename(target)
+        return table.num_rows
 
     async def _one(self, row: dict[str, Any]) -> str:
         from fintrade_tui.runs.runner import drain
@@ -110,11 +119,8 @@ class RunWorker:
 def _connect(address: str | None, num_cpus: int | None) -> bool:
     """Join the cluster at `address` ("auto": the one `ray start` left), or start a local
     one; True when this call started it (and so stops it)."""
-    import logging
-
     import ray
 
-    logging.getLogger("ray.data").setLevel(logging.WARNING)
     if ray.is_initialized():
         return False
     common = {"log_to_driver": False, "configure_logging": False}
@@ -221,7 +227,7 @@ def run_ray(
             watch = _Watch(folder, set(shards_io.pending_shards(folder)), on_progress)
             watch.start()
             try:
-                _execute(spec_dir, folder, cfg, workers, math.ceil(len(todo) / n_shards), setup)
+                _execute(spec_dir, folder, cfg, workers, setup)
             finally:
                 watch.stop.set()
                 watch.join()
@@ -245,31 +251,37 @@ def _execute(
     folder: Path,
     cfg: Config,
     workers: int,
-    shard_rows: int,
     setup: Callable | None,
 ) -> None:
-    import ray.data
+    """Hand the spec shards to `workers` actors, at most two in flight per actor (the next
+    shard waits at the actor while one runs), until every shard is written."""
+    import ray
 
-    ctx = ray.data.DataContext.get_current()
-    ctx.enable_progress_bars = False  # the driver draws its own (planned, done, errors)
-    ctx.print_on_execution_start = False
-    from ray.data import ActorPoolStrategy
+    # no CPU reserved: a model call waits on the network, so the actors share the nodes' CPUs
+    # with whatever else runs there; spread over the nodes
+    actor = ray.remote(num_cpus=0, scheduling_strategy="SPREAD")(RunWorker)
+    pool = [actor.remote(cfg, workers, setup) for _ in range(workers)]
+    out = folder / "runs"
+    out.mkdir(parents=True, exist_ok=True)
+    todo = sorted(spec_dir.glob("part-*.parquet"))
+    in_flight: dict[Any, Any] = {}
 
-    files = sorted(spec_dir.glob("part-*.parquet"))
-    # blocks of one shard's runs: read_parquet merges small files into one block, which would
-    # make one worker run the whole batch and write it only at the end
-    ds = ray.data.read_parquet([str(f) for f in files])
-    ds = ds.repartition(target_num_rows_per_block=shard_rows)
-    ds = ds.map_batches(
-        RunWorker,
-        batch_size=None,  # one spec shard per call: its runs finish and are written together
-        batch_format="pyarrow",
-        compute=ActorPoolStrategy(size=workers),
-        # no CPU reserved: a model call waits on the network, and Ray Data's own list and
-        # write tasks need a whole CPU free on some node (one CPU per actor deadlocked 2
-        # actors on 2 CPUs; half a CPU deadlocked two 1-CPU nodes); spread over the nodes
-        num_cpus=0,
-        scheduling_strategy="SPREAD",
-        fn_constructor_kwargs={"cfg": cfg, "workers": workers, "setup": setup},
-    )
-    ds.write_parquet(str(folder / "runs"))
+    def hand(worker: Any) -> None:
+        if todo:
+            spec = todo.pop(0)
+            shard = out / f"{spec_dir.name}-{spec.stem}.parquet"
+            in_flight[worker.run_shard.remote(str(spec), str(shard))] = worker
+
+    try:
+        for _ in range(2):  # each actor its first shard before any gets a second
+            for worker in pool:
+                hand(worker)
+        while in_flight:
+            done, _ = ray.wait(list(in_flight), num_returns=1)
+            worker = in_flight.pop(done[0])
+            ray.get(done[0])  # a failed actor fails the batch; what finished still lands
+            stop_at("ray.shard-written")
+            hand(worker)
+    finally:
+        for worker in pool:
+            ray.kill(worker)

@@ -23,7 +23,6 @@ from fintrade_tui.config import Config, DeploymentConfig, ModelConfig
 from fintrade_tui.runs.runner import Runner, RunSpec
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.run_records import RunStore
-from tests.clock import wait_until
 from tests.conftest import needs_bundle
 
 ray = pytest.importorskip("ray")
@@ -31,7 +30,6 @@ pytestmark = needs_bundle
 ANSWER = "Apple's ROE was high as of the quarter; see the evidence."
 # cheap conditions: none needs the retrieval index
 CONDITIONS = ["no_rag", "oracle", "indicator_rag", "tool_use", "forecast_summary"]
-FOOTER_ACTORS = "RAY_DATA_PARQUET_FOOTER_NUM_ACTORS"
 
 
 def _hash(messages: list) -> str:
@@ -102,20 +100,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory):
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
     folder = tmp_path_factory.mktemp("scripted")
     os.environ["FINTRADE_TEST_DIR"] = str(folder)  # the workers inherit it
-    # worker processes cost a Python and their imports each, so fewer of them: Ray Data (2.60)
-    # reads Parquet footers on 32 new actors per read, and a batch here reads at most 6 small
-    # spec files (drivers, the killed one too, read the variable when they plan a read); idle
-    # workers are kept (not killed after 1 s) for the next batch's read and write tasks
-    footers = os.environ.get(FOOTER_ACTORS)
-    os.environ[FOOTER_ACTORS] = "1"
-    keep = {"idle_worker_killing_time_threshold_ms": 600_000, "num_workers_soft_limit": 6}
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _system_config=keep)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield folder
     ray.shutdown()
-    if footers is None:
-        del os.environ[FOOTER_ACTORS]
-    else:
-        os.environ[FOOTER_ACTORS] = footers
 
 
 @pytest.fixture(scope="module")
@@ -261,13 +248,11 @@ def _shards(folder: Path) -> list[Path]:
 
 @pytest.fixture(scope="module")
 def killed(base: Config, cluster: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """`run --engine ray` (the binary, joining the module's Ray) SIGKILLed once it has written
-    two shards of six: its command, and the shards and runs it left."""
-    import signal
-    import subprocess
-
+    """`run --engine ray` (the binary, joining the module's Ray) SIGKILLed once two shards of
+    six are written: its command, and the shards and runs it left."""
     from fintrade_tui.runs.batch_shards import batch_dir, readable
     from tests.conftest import write_config
+    from tests.reliability.kill_harness import run_until_stopped
 
     tmp = tmp_path_factory.mktemp("killed")
     extra = (
@@ -282,34 +267,21 @@ def killed(base: Config, cluster: Path, tmp_path_factory: pytest.TempPathFactory
     args += ["--questions", "F1,F2,F3,F4,F5,F6", "--models", "mock", "--json"]
     args += ["--conditions", "no_rag,oracle", "--batch", "kill", "--engine", "ray"]
     args += ["--ray-address", address, "--shards", "6"]
-    env = os.environ | {"PYTHONUNBUFFERED": "1"}
     runs_dir = batch_dir(tmp / "ws.duckdb", "kill") / "runs"
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    try:  # some shards written, others running (a loaded machine starts Ray workers slowly)
-        wait_until(lambda: proc.poll() is not None or len(readable(_shards(runs_dir))[0]) >= 2, 240)
-        alive = proc.poll() is None
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-    # written: waiting in runs/, or already landed by the driver and moved to loaded/ (Ray may
-    # write the last shards in one burst: the driver can have landed them all before the kill)
-    # Ray writes a shard in place: one cut by the kill is not whole, is not loaded and its runs
-    # are run again, so only whole shards count as written
-    written = len(readable(_shards(runs_dir) + _shards(runs_dir.parent / "loaded"))[0])
-    with duckdb.connect(str(tmp / "ws.duckdb"), read_only=True) as con:
-        (landed,) = con.execute(  # shards the killed driver loaded itself before the kill
-            "SELECT count(*) FROM runs WHERE batch = 'kill' AND status = 'completed'"
-        ).fetchone()
-    stderr = "" if alive else proc.stderr.read().decode()[-2000:]
-    return {"args": args, "ws": tmp / "ws.duckdb", "alive": alive, "stderr": stderr} | {
-        "written": written,
-        "landed": landed,
-    }
+    # stopped once the driver has seen two shards written (two more are in flight at the
+    # actors and may land while it is stopped; the last two were never handed out)
+    out = run_until_stopped(args[3:], "ray.shard-written:2", program=args[:3])
+    # written: waiting in runs/ (the driver lands them only when the batch ends)
+    # a worker writes its shard aside and renames it: every shard in runs/ is whole
+    whole, cut = readable(_shards(runs_dir) + _shards(runs_dir.parent / "loaded"))
+    out = {"args": args, "ws": tmp / "ws.duckdb", "killed": out.killed, "cut": cut}
+    return out | {"written": len(whole)}
 
 
 def test_a_sigkilled_driver_leaves_whole_shards(killed: dict) -> None:
-    assert killed["alive"], killed["stderr"]  # killed mid-batch, not after it ended
-    assert 2 <= killed["written"] <= 6
+    assert killed["killed"]
+    assert 2 <= killed["written"] <= 4
+    assert killed["cut"] == []
 
 
 def test_the_killed_batch_resumes_without_loss_or_duplicates(killed: dict) -> None:
@@ -323,8 +295,9 @@ def test_the_killed_batch_resumes_without_loss_or_duplicates(killed: dict) -> No
     assert again.exit_code == 0, f"{again.output[-2000:]}{again.exception!r}"
     summary = json.loads(again.stdout.strip().splitlines()[-1])
     assert summary["planned"] == 12
-    # every shard the killed driver wrote (2 runs each) landed: by it, or first on resuming
-    assert killed["landed"] + 2 * summary["earlier_shards_loaded"] >= 2 * killed["written"]
+    # every shard the killed driver's workers wrote landed first on resuming (a worker still
+    # finishing its shard as the driver died may add one)
+    assert summary["earlier_shards_loaded"] >= killed["written"]
     assert summary["skipped_completed"] >= 2 * 2
     assert summary["skipped_completed"] + summary["status_completed"] == 12
     with duckdb.connect(str(killed["ws"]), read_only=True) as con:
@@ -345,14 +318,7 @@ def test_deployment_limits_hold_across_two_workers(
     specs = [RunSpec(q, c, "paced", "L5", 1, "b") for q in questions for c in CONDITIONS[:4]]
     for log in ("calls.jsonl", "grants.jsonl"):
         (cluster / log).unlink(missing_ok=True)
-    import ray.data
-
-    data = ray.data.DataContext.get_current()
-    before, data.wait_for_min_actors_s = data.wait_for_min_actors_s, 600
-    try:  # both workers up before the shards are handed out: each gets one
-        out = _ray(cfg, specs, setup=_setup_logging_grants)
-    finally:
-        data.wait_for_min_actors_s = before
+    out = _ray(cfg, specs, setup=_setup_logging_grants)  # two shards: one for each worker
     assert out["status_completed"] == 12 and out["workers"] == 2
     grants = _calls(cluster, "grants.jsonl")
     assert len(grants) == 12
