@@ -61,11 +61,13 @@ def _bundle(root: Path, quarters: tuple[str, ...]) -> Path:
     return b
 
 
-def _config(folder: Path, bundle: Path, store: Path, index: Path | None = None) -> Path:
+def _config(
+    folder: Path, bundle: Path, store: Path, index: Path | None = None, delay: float = 1.2
+) -> Path:
     # a batch writes its run records a group every 0.5 s: an answer of 1.2 s lands each run's
     # end in a group of its own, so the stop point "k runs stored" finds exactly k of 6 (a
     # sleep, no CPU; shorter, runs would share groups and a kill at 1 find several stored)
-    run_delay = "mock_delay: 1.2"
+    run_delay = f"mock_delay: {delay}"
     # the index kills test what a kill leaves of the tables and the manifest, not what the
     # vectors are worth: a filing's few large chunks, each embedded from its first 16 word
     # pieces, build the same tables at a third of the cost
@@ -152,6 +154,9 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> dict:
     )
     _cli(["--config", str(cfg), "questions", "import", str(questions), "--json"])
     _copy_workspace(root / "base" / "ws.duckdb", root / "ws-questions.duckdb")
+    # the complete run the judge tests start from: no kill in it, so its config (rewritten)
+    # answers without a delay
+    cfg = _config(root / "base", bundle, root / "base" / "store.duckdb", delay=0)
     _cli(["--config", str(cfg), *RUN_ARGS])
     _copy_workspace(root / "base" / "ws.duckdb", root / "ws-runs.duckdb")
     many = root / "many_questions.jsonl"
@@ -211,7 +216,7 @@ def small(base: dict) -> dict:
     root = base["root"] / "small"
     bundle = _bundle(root, QUARTERS[2:3])
     cfg = _config(root, bundle, root / "store.duckdb")
-    _ok(["--config", str(cfg), "ingest", "--json"])
+    _cli(["--config", str(cfg), "ingest", "--json"])  # one filing: parsed in this process
     return {"root": root, "bundle": bundle, "store": root / "store.duckdb", "config": cfg}
 
 
