@@ -200,25 +200,39 @@ def _split_heading(key: str, text: str) -> tuple[str, str]:
     return (f"Item {item.group(1).upper()}." if item else key.split("_")[-1].title()), text
 
 
+def _section_texts(html: str, form: str, tables: bool) -> dict[str, str] | None:
+    """Each section's raw text. Without `tables` edgartools skips its table processor (a third
+    of its time on a 10-K; the bundle's 55 filings give the same sections either way): TOC
+    sections never read table nodes, they walk the raw HTML and print tables through our
+    hook. A section read from the node tree prints the processor's tables, so without
+    `tables` this returns None for such a filing and the caller parses it again with them."""
+    from edgar.documents import ParserConfig, parse_html
+
+    cfg = ParserConfig(form=form, extract_xbrl=False, extract_links=False, table_extraction=tables)
+    doc = parse_html(html, cfg)
+    try:
+        _hook_tables(doc)
+    except Exception:  # edgartools moved its hook: tables stay space-aligned text
+        logging.getLogger(__name__).debug("table hook unavailable", exc_info=True)
+    raws = {}
+    for key, sec in doc.sections.items():
+        if sec._text_extractor is None and getattr(sec.node, "children", None):
+            if not tables:
+                return None
+            raws[key] = sec._clean_boundary_artifacts(_node_text(sec.node))
+        else:
+            raws[key] = sec.text() or ""
+    return raws
+
+
 def sections(path: Path, form: str | None = None) -> list[tuple[str, str, str]]:
     """(section_key, title, clean text) for each non-trivial section of one filing."""
     form = form or path.name.split("_")[0]
     html = path.read_text(encoding="utf-8", errors="replace")
     with _quiet():
-        from edgar.documents import ParserConfig, parse_html
-
-        cfg = ParserConfig(form=form, extract_xbrl=False, extract_links=False)
-        doc = parse_html(html, cfg)
-        try:
-            _hook_tables(doc)
-        except Exception:  # edgartools moved its hook: tables stay space-aligned text
-            logging.getLogger(__name__).debug("table hook unavailable", exc_info=True)
-        raws = {}
-        for key, sec in doc.sections.items():
-            if sec._text_extractor is None and getattr(sec.node, "children", None):
-                raws[key] = sec._clean_boundary_artifacts(_node_text(sec.node))
-            else:
-                raws[key] = sec.text() or ""
+        raws = _section_texts(html, form, tables=False)
+        if raws is None:  # sections detected from headings: their text is the node tree's
+            raws = _section_texts(html, form, tables=True)
     # a short line printed on every other page ("NVIDIA Corporation and Subsidiaries") is a
     # running header, not content
     lines = (_SPACES.sub(" ", x).strip() for t in raws.values() for x in t.split("\n"))

@@ -176,6 +176,29 @@ def test_markdown_table_from_node_tree() -> None:
     assert text.endswith("Americas net sales increased.")
 
 
+def test_sections_found_from_headings_keep_their_tables(tmp_path: Path) -> None:
+    """A filing without a table of contents: edgartools finds the Items from their headings and
+    their text comes from the node tree (parsed with edgartools' table processor), the table
+    printed as markdown in place."""
+    words = "<p>" + "We sell devices and services to customers in many countries. " * 6 + "</p>"
+    table = (  # "$" in cells of their own: edgartools' table processor joins them
+        '<table><tr><td colspan="3"></td><td colspan="3">2024</td><td colspan="3">2023</td></tr>'
+        '<tr><td colspan="3">Net sales</td><td>$</td><td>391,035</td><td></td>'
+        "<td>$</td><td>383,285</td><td></td></tr></table>"
+    )
+    heading = '<p style="font-weight:bold;font-size:12pt">{}</p>'
+    body = heading.format("PART I") + heading.format("Item 1. Business") + words + table + words
+    body += heading.format("Item 1A. Risk Factors") + words + words
+    path = tmp_path / "10-K_2024-11-01_0000000000-24-000001.htm"
+    path.write_text(f"<html><body>{body}</body></html>")
+    found = {key: (title, text) for key, title, text in sections(path)}
+    assert set(found) == {"business", "risk_factors"}
+    title, text = found["business"]
+    assert title == "Item 1. Business"
+    assert "\n\n|  | 2024 | 2023 |\n|---|---|---|\n| Net sales | $391,035 | $383,285 |\n\n" in text
+    assert "|" not in found["risk_factors"][1]
+
+
 def test_clean_text_drops_page_furniture_and_rejoins_pages() -> None:
     raw = (
         "Item 7.\xa0\xa0Management’s Discussion\n\nSales grew in\n\n"
