@@ -135,16 +135,5 @@ def notifications(app: App[Any]) -> list[Notification]:
 
 def send_as_terminal(app: App[Any], message: Message) -> None:
     """Deliver a message the way the terminal's reader thread does (through the driver, in a
-    task of its own), so it can overtake or trail what the app is handling. The task is made
-    in the app's context (`active_app`, `active_message_pump`), not the calling test's: a
-    Footer recomposed from a task without them failed (`data_bind` looks its parent up)."""
-    import contextvars
-
-    from textual._context import active_app, active_message_pump
-
-    def send() -> None:
-        active_app.set(app)
-        active_message_pump.set(app)
-        app._driver.send_message(message)
-
-    contextvars.copy_context().run(send)
+    task of its own), so it can overtake or trail what the app is handling."""
+    app._driver.send_message(message)

@@ -352,6 +352,9 @@ async def test_keys_typed_in_a_burst_all_reach_the_filter(cfg: Config) -> None:
                 event.set_sender(app)
                 send_as_terminal(app, event)  # as the terminal's reader thread does
                 await asyncio.sleep(gap)  # the subject: keys this far apart, a typist's burst
+            # the driver posts each key from a task of its own: the app may look idle before
+            # the last of them is even in its queue, so wait for what the keys should do
+            await until(pilot, lambda: box.value == "NVDA1", what=f"keys {gap} s apart typed")
             await settle(pilot)
             assert (box.value, app.focused) == ("NVDA1", box), f"keys {gap} s apart"
             box.value = ""  # back to where the explorer started
