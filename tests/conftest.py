@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 
 import duckdb
@@ -86,11 +87,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return  # one process: the usual order
     # the store is built in the background from the start (`_store_build`): the files that do
-    # not need it first, so the workers have something to run meanwhile; each half slowest first
+    # not need it first, so the workers have something to run meanwhile. The long files come
+    # after them too: their module setups (a store of their own, Ray, an embedder export)
+    # are CPU-bound, and beside the build, which runs at a higher priority, they took three
+    # times as long. Each half slowest first.
     rank = {f: i for i, f in enumerate(SLOW_FILES)}
     path = {item: item.nodeid.split("::", 1)[0] for item in items}
-    store = {path[item] for item in items if "built_store" in item.fixturenames}
-    items.sort(key=lambda item: (path[item] in store, rank.get(path[item], len(rank))))
+    late = {path[item] for item in items if "built_store" in item.fixturenames}
+    late |= {p for p in path.values() if _long(p)}
+    items.sort(key=lambda item: (path[item] in late, rank.get(path[item], len(rank))))
 
 
 def write_config(folder: Path, bundle: Path, store: Path | None = None, extra: str = "") -> Path:
@@ -227,6 +232,20 @@ def write_reference(ref: Path) -> None:
     ref.joinpath("nasdaq100_component_changes.csv").write_text(
         "date,added_ticker,removed_ticker\n2010-01-04,MSFT,XYZ\n"
     )
+
+
+def small_bundle(root: Path, filings: Iterable[Path]) -> Path:
+    """A bundle under `root` built in a moment: AAPL and MSFT as synthetic prices from
+    2021-06-01 (1,000 business days), the reference tables, and these real AAPL filings."""
+    b = root / "bundle"
+    for src in ("prices-yahoo", "reference", "fintradebench/filings/AAPL"):
+        (b / src).mkdir(parents=True)
+    for i, t in enumerate(("AAPL", "MSFT")):
+        synthetic_prices("2021-06-01", 1000, seed=i).to_csv(b / "prices-yahoo" / f"{t}.csv")
+    write_reference(b / "reference")
+    for src in filings:
+        shutil.copyfile(src, b / "fintradebench/filings/AAPL" / src.name)
+    return b
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import BUNDLE, needs_bundle, synthetic_prices, write_reference
+from tests.conftest import BUNDLE, needs_bundle, small_bundle
 from tests.reliability.kill_harness import (
     Outcome,
     file_sha,
@@ -48,17 +48,8 @@ N_QUESTIONS, N_IMPORTED = 1000, 1500
 
 
 def _bundle(root: Path, quarters: tuple[str, ...]) -> Path:
-    """mini_bundle's layout (two synthetic tickers, reference tables) with these AAPL 10-Qs."""
-    b = root / "bundle"
-    for src in ("prices-yahoo", "reference", "fintradebench/filings/AAPL"):
-        (b / src).mkdir(parents=True)
-    for i, t in enumerate(("AAPL", "MSFT")):
-        synthetic_prices("2021-06-01", 1000, seed=i).to_csv(b / "prices-yahoo" / f"{t}.csv")
-    write_reference(b / "reference")
-    for day in quarters:
-        (src,) = FILINGS.glob(f"10-Q_{day}_*.htm")
-        shutil.copyfile(src, b / "fintradebench/filings/AAPL" / src.name)
-    return b
+    """A small bundle with the AAPL 10-Qs filed on these days."""
+    return small_bundle(root, (next(FILINGS.glob(f"10-Q_{day}_*.htm")) for day in quarters))
 
 
 def _config(

@@ -18,12 +18,14 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from click.testing import CliRunner
 
+from fintrade_tui.cli import main
 from fintrade_tui.config import Config, DeploymentConfig, ModelConfig
 from fintrade_tui.runs.runner import Runner, RunSpec
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.run_records import RunStore
-from tests.conftest import needs_bundle
+from tests.conftest import AAPL_10K, needs_bundle, small_bundle, write_config
 
 ray = pytest.importorskip("ray")
 pytestmark = needs_bundle
@@ -89,8 +91,21 @@ def _setup_logging_grants() -> None:
 
 
 @pytest.fixture(scope="module")
-def base(built_store: Config) -> Config:
-    return built_store
+def base(tmp_path_factory: pytest.TempPathFactory) -> Config:
+    """A store of the module's own, built in seconds: AAPL's fiscal 2024 filings (the three
+    10-Qs and the 10-K: its ROE and ROA are trailing sums of four quarters) and synthetic
+    prices. Ingested by the binary, whose parsers fork from a process without Ray's threads."""
+    import subprocess
+
+    from fintrade_tui.config import load_config
+
+    root = tmp_path_factory.mktemp("ray-store")
+    days = ("10-Q_2024-02-02", "10-Q_2024-05-03", "10-Q_2024-08-02", "10-K_2024-11-01")
+    filings = [next(AAPL_10K.parent.glob(f"{day}_*.htm")) for day in days]
+    config = write_config(root, small_bundle(root, filings))
+    args = [sys.executable, "-m", "fintrade_tui", "--config", str(config), "ingest"]
+    subprocess.run(args, check=True, capture_output=True)
+    return load_config(config)
 
 
 @pytest.fixture(scope="module")
@@ -251,7 +266,6 @@ def killed(base: Config, cluster: Path, tmp_path_factory: pytest.TempPathFactory
     """`run --engine ray` (the binary, joining the module's Ray) SIGKILLed once two shards of
     six are written: its command, and the shards and runs it left."""
     from fintrade_tui.runs.batch_shards import batch_dir, readable
-    from tests.conftest import write_config
     from tests.reliability.kill_harness import run_until_stopped
 
     tmp = tmp_path_factory.mktemp("killed")
@@ -262,9 +276,30 @@ def killed(base: Config, cluster: Path, tmp_path_factory: pytest.TempPathFactory
         "runs:\n  concurrency: 2\n  per_model: 2\n"
     )
     config = write_config(tmp / "cfg", base.bundle, base.store, extra)
+    questions = tmp / "questions.jsonl"
+    questions.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": f"K{i}",
+                    "text": f"What was AAPL's ROE at the end of FY2024 ({i})?",
+                    "category": "F",
+                    "as_of": "2024-11-01",
+                    "tickers": ["AAPL"],
+                    "golden_raw": ["ROE"],
+                }
+            )
+            + "\n"  # fmt: skip
+            for i in range(1, 7)
+        )
+    )
+    imported = CliRunner().invoke(
+        main, ["--config", str(config), "questions", "import", str(questions)]
+    )
+    assert imported.exit_code == 0, imported.output
     address = ray.get_runtime_context().gcs_address  # join the module's Ray: no second one
     args = [sys.executable, "-m", "fintrade_tui", "--config", str(config), "run"]
-    args += ["--questions", "F1,F2,F3,F4,F5,F6", "--models", "mock", "--json"]
+    args += ["--questions", "K*", "--models", "mock", "--json"]
     args += ["--conditions", "no_rag,oracle", "--batch", "kill", "--engine", "ray"]
     args += ["--ray-address", address, "--shards", "6"]
     runs_dir = batch_dir(tmp / "ws.duckdb", "kill") / "runs"
@@ -287,10 +322,6 @@ def test_a_sigkilled_driver_leaves_whole_shards(killed: dict) -> None:
 def test_the_killed_batch_resumes_without_loss_or_duplicates(killed: dict) -> None:
     """The same command again, driven from this process (its Ray is the module's): a new
     driver, resuming from what the killed one left on disk, without a Python to start."""
-    from click.testing import CliRunner
-
-    from fintrade_tui.cli import main
-
     again = CliRunner().invoke(main, killed["args"][3:])
     assert again.exit_code == 0, f"{again.output[-2000:]}{again.exception!r}"
     summary = json.loads(again.stdout.strip().splitlines()[-1])
