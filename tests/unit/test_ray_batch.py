@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from collections import Counter
-from dataclasses import replace
+from datetime import date
 from itertools import pairwise
 from pathlib import Path
 
@@ -25,11 +25,11 @@ from fintrade_tui.config import Config, DeploymentConfig, ModelConfig
 from fintrade_tui.runs.runner import Runner, RunSpec
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.run_records import RunStore
-from tests.conftest import AAPL_10K, needs_bundle, small_bundle, write_config
+from tests.conftest import needs_bundle, small_bundle, write_config
 
 ray = pytest.importorskip("ray")
 pytestmark = needs_bundle
-ANSWER = "Apple's ROE was high as of the quarter; see the evidence."
+ANSWER = "AAPL's RSI was 55 on the day, not overbought; see the evidence."
 # cheap conditions: none needs the retrieval index
 CONDITIONS = ["no_rag", "oracle", "indicator_rag", "tool_use", "forecast_summary"]
 
@@ -92,20 +92,16 @@ def _setup_logging_grants() -> None:
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Config:
-    """A store of the module's own, built in seconds: AAPL's fiscal 2024 filings (the three
-    10-Qs and the 10-K: its ROE and ROA are trailing sums of four quarters) and synthetic
-    prices. Ingested by the binary, whose parsers fork from a process without Ray's threads."""
-    import subprocess
-
+    """A store of the module's own, ingested in a second: AAPL's and MSFT's synthetic prices
+    and their signals, no filings (the batches ask about trading signals). Built before Ray
+    starts in this process."""
     from fintrade_tui.config import load_config
+    from fintrade_tui.ingest.pipeline import run_ingest
 
     root = tmp_path_factory.mktemp("ray-store")
-    days = ("10-Q_2024-02-02", "10-Q_2024-05-03", "10-Q_2024-08-02", "10-K_2024-11-01")
-    filings = [next(AAPL_10K.parent.glob(f"{day}_*.htm")) for day in days]
-    config = write_config(root, small_bundle(root, filings))
-    args = [sys.executable, "-m", "fintrade_tui", "--config", str(config), "ingest"]
-    subprocess.run(args, check=True, capture_output=True)
-    return load_config(config)
+    cfg = load_config(write_config(root, small_bundle(root, [])))
+    run_ingest(cfg)
+    return cfg
 
 
 @pytest.fixture(scope="module")
@@ -120,14 +116,34 @@ def cluster(tmp_path_factory: pytest.TempPathFactory):
     ray.shutdown()
 
 
+AS_OF = "2024-06-28"  # a Friday inside the synthetic prices (2021-06-01 on)
+
+
 @pytest.fixture(scope="module")
 def questions(base: Config) -> list:
-    from fintrade_tui.questions.samples import aapl_fy2024
+    """Three trading-signal questions about AAPL, resolved against the store (the Oracle's
+    evidence: the RSI and moving average it read at the as-of)."""
+    from fintrade_tui.questions.resolve import Resolver
+    from fintrade_tui.store.db import connect
+    from fintrade_tui.workspace.questions import RESOLVED, Question
 
-    q = aapl_fy2024(base.store, "R-1")
-    return [
-        replace(q, id=f"R-{i}", text=f"{q.text} (variant {i})") if i > 1 else q for i in (1, 2, 3)
-    ]
+    def question(i: int) -> Question:
+        return Question(
+            id=f"R-{i}",
+            source="jsonl",
+            category="T",
+            text=f"Was AAPL overbought on {AS_OF}, by its 14-day RSI and 50-day average? ({i})",
+            tickers=["AAPL"],
+            scope="company",
+            as_of=date.fromisoformat(AS_OF),
+            golden_raw=["RSI", "SMA 50"],
+            golden=["rsi_14", "sma_50"],
+            status=RESOLVED,
+        )
+
+    with connect(base.store) as con:
+        resolver = Resolver(con, date(2025, 9, 30))
+        return [resolver.evidence(question(i)) for i in (1, 2, 3)]
 
 
 def _cfg(base: Config, tmp: Path, **models: ModelConfig) -> Config:
