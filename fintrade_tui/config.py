@@ -105,6 +105,9 @@ class ModelConfig(_Strict):
     # which model answered a benchmark question); empty = the one endpoint above
     deployments: list[DeploymentConfig] = []
     cooldown: float = Field(30, ge=0)  # seconds a failing deployment is left out
+    # the last day its training data may cover (models/cutoffs.py); None = the published
+    # cutoff of a well-known model string, else unknown
+    knowledge_cutoff: date | None = None
 
     @model_validator(mode="after")
     def _unique_deployments(self) -> ModelConfig:

@@ -56,6 +56,7 @@ KEYS = {
     "incorrect": "i",
     "refusal": "f",
     "oracle_flip": "o",
+    "may_know": "h",  # hindsight
     "fatal_flaw": "k",
 }
 FAILURE_HEADERS = ("Filter", "Question", "Cat", "Model", "Condition", "Runs", "Why")
@@ -233,7 +234,8 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
         with self._db:
             cur = self.app.workspace()
             try:
-                return failure_cases(cur, None, self.app.cfg.judging.disagreement)
+                cfg = self.app.cfg
+                return failure_cases(cur, None, cfg.judging.disagreement, cfg.models)
             finally:
                 cur.close()
 

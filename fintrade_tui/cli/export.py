@@ -119,7 +119,9 @@ def _write_view(
     if bad:
         raise UserError(f"--filter {bad[0]}", "is unknown", f"use one of {', '.join(FILTERS)}")
     _, table = accuracy_report(ws, scores, source, baseline, resamples)
-    cases = failure_cases(ws, set(filters) if filters else None)
+    cases = failure_cases(
+        ws, set(filters) if filters else None, cfg.judging.disagreement, cfg.models
+    )
     if source:
         from fintrade_tui.workspace.questions import load_questions
 

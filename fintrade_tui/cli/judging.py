@@ -226,7 +226,8 @@ def score(obj: Ctx, run_id: str, prefer, worse, note, annotator, blind, as_json,
     type=click.Choice(BREAKDOWNS),
     default="category",
     show_default=True,
-    help="the matrix's columns: the question's category, or TAT-QA's answer type or scale",
+    help="the matrix's columns: the question's category, TAT-QA's answer type or scale, or"
+    " cutoff (the question's as-of before the model's knowledge cutoff: may know the outcome)",
 )
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--markdown", is_flag=True)
@@ -268,7 +269,7 @@ def report(
 
         raise UserError("--json --markdown", "ask for two outputs at once", "pick one of them")
     with open_workspace(obj.cfg.workspace) as ws:
-        rows = score_rows(ws, scores, source=source, by=by)
+        rows = score_rows(ws, scores, source=source, by=by, models=obj.cfg.models)
         pairs = agreement_pairs(ws)
         panel = panel_rows(ws)
         judges = llm_judges(ws) if scores == "llm" else []

@@ -294,7 +294,11 @@ def _trace(steps: list[dict[str, Any]]) -> list[list[Any]]:
 
 
 def _run(
-    run: dict[str, Any], scores: list[dict[str, Any]], audit: Any, checks: Any = None
+    run: dict[str, Any],
+    scores: list[dict[str, Any]],
+    audit: Any,
+    checks: Any = None,
+    look_ahead: str = "",
 ) -> list[str]:
     cond = LABELS.get(run["condition"], run["condition"])
     out = [f"### Run {run['id']} — {cond} · {run['model']} · {run['level'] or DASH}", ""]
@@ -304,6 +308,7 @@ def _run(
         f"- **Model:** {run['model']} (`{run.get('model_string') or DASH}`)"
         + (f", best of {run['best_of']}" if (run.get("best_of") or 1) > 1 else ""),
         f"- **Started:** {_num(run.get('started_at'))} · **as of** {_num(run.get('as_of'))}",
+        *([f"- **Look-ahead:** {look_ahead}"] if look_ahead else []),
         f"- **Timings:** first token {_num(run.get('ttft'), 3)} s, "
         f"total {_num(run.get('duration'), 3)} s · **Tokens:** {_num(run.get('tokens_in'))} in, "
         f"{_num(run.get('tokens_out'))} out · **Cost:** {_num(run.get('cost'))} · "
@@ -318,6 +323,17 @@ def _run(
     out += _scores(scores)
     out += _audit(audit)
     return out
+
+
+def _look_ahead(cfg: Config, q: Any, run: dict[str, Any]) -> str:
+    """Whether the run's model may know the outcome (models/cutoffs.py), as one line."""
+    from fintrade_tui.models.cutoffs import describe, mark, model_cutoff
+
+    if run["model"] == "reference":  # the benchmark's own answer, not a model's
+        return ""
+    as_of = q.as_of if q is not None and q.as_of else run.get("as_of")
+    cutoff = model_cutoff(cfg.models, run["model"], run.get("model_string"))
+    return describe(mark(as_of, cutoff), run["model"])
 
 
 def default_path(cfg: Config, runs: list[dict[str, Any]]) -> Path:
@@ -355,9 +371,9 @@ def write_case_study(
         lines += _question(questions.get(qid), qid)
         lines += ["## Runs", ""]
         for run in (r for r in runs if r["question_id"] == qid):
-            lines += _run(
-                run, data.scores[run["id"]], data.audits.get(run["id"]), data.checks.get(run["id"])
-            )
+            rid = run["id"]
+            look = _look_ahead(cfg, questions.get(qid), run)
+            lines += _run(run, data.scores[rid], data.audits.get(rid), data.checks.get(rid), look)
     out = Path(path) if path else default_path(cfg, runs)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(redact.text("\n".join(lines).rstrip() + "\n"), encoding="utf-8")

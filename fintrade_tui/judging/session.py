@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import duckdb
@@ -202,6 +202,7 @@ def score_rows(
     source: str | None = None,
     protocol: str = "per_condition",
     by: str = "category",
+    models: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """One row per scored run for the accuracy table: model, condition, category, question,
     score, and the judging `protocol` read (None for human scores, labels and matches). `kind`
@@ -209,7 +210,8 @@ def score_rows(
     `labels`: correctness from the people's labels (1 correct, 0.5 partial, 0 incorrect or
     refusal); `match`: the answer matcher's latest verdict (`judge --rescore`: 1 correct, 0
     incorrect). Several annotators of one run are averaged. `source` keeps one question set;
-    `by` names what fills `category` (judging/breakdown.py: TAT-QA's answer type or scale)."""
+    `by` names what fills `category` (stats/breakdown.py: TAT-QA's answer type or scale, or
+    the look-ahead of the run's model, whose cutoffs `models` (the registry) gives)."""
     store = ScoreStore(ws)
     latest = store.latest(kind="human" if kind == "labels" else kind, protocol=protocol)
     if not latest:
@@ -223,7 +225,7 @@ def score_rows(
             by_run.setdefault(s["run_id"], []).append(v)
     out = []
     for rid, values in by_run.items():
-        if (row := run_fields(rid, runs, qs, source, by)) is not None:
+        if (row := run_fields(rid, runs, qs, source, by, models)) is not None:
             read = None if kind in ("human", *CREDIT_KINDS) else protocol
             out.append(row | {"score": sum(values) / len(values), "protocol": read})
     return out

@@ -2,7 +2,9 @@
 promptfoo's failure filters — RAG worse than No-RAG, judge and human far apart, answers the
 numeric audit contradicts, runs that ended in an error, completed runs nobody rated yet, runs
 labelled incorrect or a refusal, Oracle right where No-RAG is wrong (or the reverse), and
-answers the fatal-flaw screen flagged (judging/flaws.py).
+answers the fatal-flaw screen flagged (judging/flaws.py), and answers given by a model whose
+training data reaches past the question's as-of date (models/cutoffs.py: it may know the
+outcome). Every case carries that look-ahead mark.
 
 One row per (filter, case): a run may appear under several filters, each with its own reason.
 Rows come in a fixed order (filter, question in natural order, model, conditions, run ids), so
@@ -11,7 +13,7 @@ the TUI, exports and tests all see the same list.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import duckdb
@@ -37,6 +39,7 @@ FILTERS = (
     "incorrect",
     "refusal",
     "oracle_flip",
+    "may_know",
     "fatal_flaw",
 )
 FILTER_LABELS = {
@@ -48,6 +51,7 @@ FILTER_LABELS = {
     "incorrect": "incorrect",
     "refusal": "refusal",
     "oracle_flip": "Oracle≠No-RAG",
+    "may_know": "may know",
     "fatal_flaw": "fatal flaw",
 }
 FAILED = (ERROR, TIMEOUT, CANCELLED, INTERRUPTED)
@@ -302,10 +306,31 @@ def replay_set(case: dict[str, Any], answers: list[dict[str, Any]]) -> list[str]
     return [*own, *(r["id"] for r in others)][: max(MAX_REPLAY, len(own))]
 
 
+def _may_know(runs, questions, cutoffs) -> list[dict[str, Any]]:
+    from fintrade_tui.models.cutoffs import MAY_KNOW, describe, mark
+
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in runs:
+        if r["status"] == COMPLETED and r["model"] != REFERENCE:
+            groups.setdefault((r["question_id"], r["model"]), []).append(r)
+    out = []
+    for (_, model), group in groups.items():
+        marked = mark(_as_of(group[0], questions), cutoffs(group[0]))
+        if marked["look_ahead"] == MAY_KNOW:
+            out.append(_case("may_know", group, questions, describe(marked, model), marked))
+    return out
+
+
+def _as_of(run: dict[str, Any], questions: dict[str, Any]) -> Any:
+    q = questions.get(run["question_id"])
+    return q.as_of if q and q.as_of else run.get("as_of")
+
+
 def failure_cases(
     ws_con: duckdb.DuckDBPyConnection,
     filters: set[str] | None = None,
     disagreement: int = 2,
+    models: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """The failure cases of the workspace's runs under `filters` (default: all of
     FILTERS, each a toggle on the Results screen).
@@ -330,6 +355,12 @@ def failure_cases(
     - ``fatal_flaw``: a run whose latest fatal-flaw screening (`fintrade-tui screen`) holds
       flags; the reason lists them, ``numbers`` has ``flags``, ``details`` (each flag's
       reason, span and check), ``checks``, ``screening`` and ``screened_at``.
+    - ``may_know``: a question × model answered (completed) by a model whose knowledge
+      cutoff is after the question's as-of; ``numbers`` is the case's ``look_ahead`` mark.
+
+    Every case also has ``look_ahead``: ``{"look_ahead": "may know" | "after cutoff" |
+    "unknown", "cutoff": ISO date or None, "basis": ...}`` for its model (from `models`, the
+    registry; a model outside it by the model string or name its runs recorded).
     """
     wanted = set(FILTERS) if filters is None else set(filters)
     unknown = wanted - set(FILTERS)
@@ -369,6 +400,17 @@ def failure_cases(
         from fintrade_tui.workspace.screenings import FlagStore
 
         out += _fatal_flaw(runs, FlagStore(ws_con, read_only=True).latest(), questions)
+    from fintrade_tui.models.cutoffs import mark, model_cutoff
+
+    def cutoff(run: dict[str, Any]) -> Any:
+        return model_cutoff(models or {}, run["model"], run.get("model_string"))
+
+    if "may_know" in wanted:
+        out += _may_know(runs, questions, cutoff)
+    by_id = {r["id"]: r for r in runs}
+    for c in out:
+        first = by_id[c["run_ids"][0]]
+        c["look_ahead"] = mark(_as_of(first, questions), cutoff(first))
     by_question: dict[str, list[dict[str, Any]]] = {}
     for r in runs:
         if r["status"] == COMPLETED:

@@ -1,14 +1,17 @@
 """Breakdown room: what the accuracy matrix's columns split the questions by — their category
 (FinTradeBench's F/T/FT, SECQUE's types, where a table-QA question's gold facts are: table,
 text, table+text) or, for TAT-QA, the answer type (span, multi-span, arithmetic, count) or the
-scale (none, thousand, million, billion, percent) its annotation gives — and the fields a score
-row takes from its run and question to fall in one (`run_fields`)."""
+scale (none, thousand, million, billion, percent) its annotation gives, or whether the model's
+knowledge cutoff falls after the question's as-of (`cutoff`: may know, after cutoff, unknown;
+models/cutoffs.py) — and the fields a score row takes from its run and question to fall in
+one (`run_fields`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-BREAKDOWNS = ("category", "answer_type", "scale")
+BREAKDOWNS = ("category", "answer_type", "scale", "cutoff")
 NONE = "none"  # a question without that annotation (TAT-QA writes an empty scale as "")
 
 
@@ -26,20 +29,30 @@ def run_fields(
     qs: dict[str, Any],
     source: str | None,
     by: str = "category",
+    models: Mapping[str, Any] | None = None,
 ) -> dict[str, Any] | None:
     """A score row's run fields (model, condition, the question's category and source); None
-    for a run no longer completed or a question not of `source`."""
+    for a run no longer completed or a question not of `source`. `models` (the registry)
+    gives the cutoffs `by="cutoff"` reads."""
     r = runs.get(rid)
     if r is None:
         return None
     q = qs.get(r["question_id"])
     if source and (q is None or q.source != source):
         return None
+    column = breakdown(q, by) if q and by != "cutoff" else "?"
     return {
         "run_id": rid,
         "model": r["model"],
         "condition": r["condition"],
-        "category": breakdown(q, by) if q else "?",
+        "category": _look_ahead(r, q, models or {}) if by == "cutoff" else column,
         "source": q.source if q else None,
         "question_id": r["question_id"],
     }
+
+
+def _look_ahead(run: dict[str, Any], q: Any, models: Mapping[str, Any]) -> str:
+    from fintrade_tui.models.cutoffs import look_ahead, model_cutoff
+
+    as_of = q.as_of if q is not None and q.as_of else run.get("as_of")
+    return look_ahead(as_of, model_cutoff(models, run["model"], run.get("model_string")))

@@ -11,7 +11,7 @@ import gc
 import json
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -62,6 +62,17 @@ def pane_label(condition: str, blind: bool, revealed: bool, position: int, model
     if not blind:
         return name
     return f"{letter(position)} = {name}" if revealed else letter(position)
+
+
+def look_ahead_note(
+    as_of: Any, models: Mapping[str, Any], model: str, model_string: str | None = None
+) -> str:
+    """A pane title's mark when the model's knowledge cutoff is after the question's as-of
+    (models/cutoffs.py): " · may know (cutoff D)", else nothing."""
+    from fintrade_tui.models.cutoffs import MAY_KNOW, look_ahead, model_cutoff
+
+    cutoff = model_cutoff(models, model, model_string)
+    return f" · may know (cutoff {cutoff.day})" if look_ahead(as_of, cutoff) == MAY_KNOW else ""
 
 
 @dataclass

@@ -7,7 +7,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from fintrade_tui.ui.arena_model import LEVELS, blind_order, cycle, pane_label, toggle
+from fintrade_tui.ui.arena_model import (
+    LEVELS,
+    blind_order,
+    cycle,
+    look_ahead_note,
+    pane_label,
+    toggle,
+)
 from fintrade_tui.ui.panes import AnswerPane
 
 
@@ -96,9 +103,21 @@ class ArenaPanes:
             pane = panes[key]
             if box.children[-1] is not pane:
                 box.move_child(pane, after=box.children[-1])
-            pane.set_label(pane_label(pane.condition, self.blind, self.revealed, i, pane.model))
+            label = pane_label(pane.condition, self.blind, self.revealed, i, pane.model)
+            pane.set_label(label + self._look_ahead(pane))
         self._settings()
         self.evidence_for(self.current)
+
+    def _look_ahead(self, pane: AnswerPane) -> str:
+        """The pane's "may know" mark; none while blind (a cutoff hints at the model)."""
+        if self.question is None or (self.blind and not self.revealed):
+            return ""
+        record = next((r for r in self.records or () if r["id"] == pane.key), None)
+        if record is not None:
+            model, model_string = record["model"], record.get("model_string")
+        else:
+            model, model_string = pane.model or self.model, None
+        return look_ahead_note(self.question.as_of, self.cfg.models, model, model_string)
 
     # -- settings: what runs --
     async def action_model(self) -> None:

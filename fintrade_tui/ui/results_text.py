@@ -53,6 +53,8 @@ def matrix_headers(columns: list[str]) -> list[str]:
 
 LANE_HEADERS = ("Model", "Condition", "Lane", "N", "Δ", "95% CI", "W/T/L %", "p (Holm)")
 ANNOTATOR_HEADERS = ("Dimension", "Annotators", "n", "κ (quad)", "α (ord)", "Exact %", "±1 %")
+# a look-ahead mark (models/cutoffs.py) as shown: only "may know" asks for attention
+LOOK_AHEAD_STYLE = {"may know": "bold yellow", "after cutoff": "dim", "unknown": "dim"}
 
 
 def lane_cells(r: dict[str, Any]) -> list[str]:
@@ -115,6 +117,7 @@ def accuracy_note(table: dict[str, Any], kind: str, judges: list[dict[str, Any]]
 
 def case_text(case: dict[str, Any]) -> Text:
     """A failure case's detail pane: the question, the runs, why it is listed, its figures."""
+    from fintrade_tui.models.cutoffs import describe
     from fintrade_tui.reports.failures import FILTER_LABELS
 
     text = Text()
@@ -124,6 +127,12 @@ def case_text(case: dict[str, Any]) -> Text:
     text.append(f"{case['model']} · {case['condition']} · runs {', '.join(case['run_ids'])}\n")
     text.append(f"{FILTER_LABELS[case['filter']]}: ", style="bold")
     text.append(printable(case["reason"]) + "\n")
-    text.append(case_numbers(case["numbers"]) + "\n\n", style="dim")
-    text.append("Enter: replay in the Arena (read-only) · x: export the case study", style="italic")
+    text.append(case_numbers(case["numbers"]) + "\n", style="dim")
+    if mark := case.get("look_ahead"):
+        text.append(
+            describe(mark, case["model"]) + "\n", style=LOOK_AHEAD_STYLE[mark["look_ahead"]]
+        )
+    text.append(
+        "\nEnter: replay in the Arena (read-only) · x: export the case study", style="italic"
+    )
     return text

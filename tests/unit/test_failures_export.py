@@ -276,6 +276,7 @@ EXPECTED = {
     "incorrect": [["r01"]],
     "refusal": [["r07"]],
     "oracle_flip": [["r01", "r08"]],  # F1 alpha: Oracle labelled correct, No-RAG incorrect
+    "may_know": [],  # alpha and beta (script/...) have no known cutoff: tests/unit/test_cutoffs.py
     "fatal_flaw": [["r04"]],
 }
 
