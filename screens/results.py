@@ -20,7 +20,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Container, Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Checkbox, DataTable, Footer, Header, Label, ProgressBar, Static
 from textual.worker import Worker, WorkerState
@@ -89,7 +89,9 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
     ResultsScreen .title { text-style: bold; padding: 0 1; }
     ResultsScreen #accuracy-note { color: $text-muted; padding: 0 1; height: auto; }
     ResultsScreen #failures-pane { height: 1fr; border-top: tall $panel; }
-    ResultsScreen #f-toggles { height: 1; padding: 0 1; }
+    ResultsScreen #f-toggles {
+        height: 2; padding: 0 1; layout: grid; grid-size: 6; grid-columns: auto; grid-rows: 1;
+    }
     ResultsScreen #f-toggles Checkbox { height: 1; border: none; padding: 0 0 0 1; }
     ResultsScreen #f-main { height: 1fr; }
     ResultsScreen #failures { width: 3fr; }
@@ -172,7 +174,7 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
                 ann.add_columns(*ANNOTATOR_HEADERS)
                 yield ann
         with Vertical(id="failures-pane"):
-            with Horizontal(id="f-toggles"):
+            with Container(id="f-toggles"):  # two rows: every filter in view
                 yield Label("Cases:")
                 for name, key in KEYS.items():
                     yield Checkbox(f"{FILTER_LABELS[name]} ({key})", True, id=f"f-{name}")
