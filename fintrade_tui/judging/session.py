@@ -218,6 +218,7 @@ def score_rows(
         return []
     runs = {r["id"]: r for r in RunStore(ws).list(status=COMPLETED, limit=1_000_000)}
     qs = {q.id: q for q in load_questions(ws)}
+    look = _look_ahead(models or {}) if by == "cutoff" else None
     by_run: dict[str, list[float]] = {}
     for s in latest:
         v = credit(s.get("label")) if kind in CREDIT_KINDS else s[dimension]
@@ -225,10 +226,22 @@ def score_rows(
             by_run.setdefault(s["run_id"], []).append(v)
     out = []
     for rid, values in by_run.items():
-        if (row := run_fields(rid, runs, qs, source, by, models)) is not None:
+        if (row := run_fields(rid, runs, qs, source, by, look)) is not None:
             read = None if kind in ("human", *CREDIT_KINDS) else protocol
             out.append(row | {"score": sum(values) / len(values), "protocol": read})
     return out
+
+
+def _look_ahead(models: Mapping[str, Any]) -> Callable[[dict[str, Any], Any], str]:
+    """A run's look-ahead (models/cutoffs.py): its model's cutoff against the question's as-of
+    (the run's own as-of for a question no longer in the workspace)."""
+    from fintrade_tui.models.cutoffs import look_ahead, model_cutoff
+
+    def of(run: dict[str, Any], q: Any) -> str:
+        as_of = q.as_of if q is not None and q.as_of else run.get("as_of")
+        return look_ahead(as_of, model_cutoff(models, run["model"], run.get("model_string")))
+
+    return of
 
 
 def agreement_pairs(

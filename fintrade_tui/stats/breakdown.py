@@ -3,12 +3,12 @@
 text, table+text) or, for TAT-QA, the answer type (span, multi-span, arithmetic, count) or the
 scale (none, thousand, million, billion, percent) its annotation gives, or whether the model's
 knowledge cutoff falls after the question's as-of (`cutoff`: may know, after cutoff, unknown;
-models/cutoffs.py) — and the fields a score row takes from its run and question to fall in
-one (`run_fields`)."""
+the caller's `look_ahead` decides, from models/cutoffs.py) — and the fields a score row takes
+from its run and question to fall in one (`run_fields`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable
 from typing import Any
 
 BREAKDOWNS = ("category", "answer_type", "scale", "cutoff")
@@ -29,30 +29,26 @@ def run_fields(
     qs: dict[str, Any],
     source: str | None,
     by: str = "category",
-    models: Mapping[str, Any] | None = None,
+    look_ahead: Callable[[dict[str, Any], Any], str] | None = None,
 ) -> dict[str, Any] | None:
     """A score row's run fields (model, condition, the question's category and source); None
-    for a run no longer completed or a question not of `source`. `models` (the registry)
-    gives the cutoffs `by="cutoff"` reads."""
+    for a run no longer completed or a question not of `source`. With `by="cutoff"` the
+    column is `look_ahead(run, question)` ("unknown" without one)."""
     r = runs.get(rid)
     if r is None:
         return None
     q = qs.get(r["question_id"])
     if source and (q is None or q.source != source):
         return None
-    column = breakdown(q, by) if q and by != "cutoff" else "?"
+    if by == "cutoff":
+        column = look_ahead(r, q) if look_ahead else "unknown"
+    else:
+        column = breakdown(q, by) if q else "?"
     return {
         "run_id": rid,
         "model": r["model"],
         "condition": r["condition"],
-        "category": _look_ahead(r, q, models or {}) if by == "cutoff" else column,
+        "category": column,
         "source": q.source if q else None,
         "question_id": r["question_id"],
     }
-
-
-def _look_ahead(run: dict[str, Any], q: Any, models: Mapping[str, Any]) -> str:
-    from fintrade_tui.models.cutoffs import look_ahead, model_cutoff
-
-    as_of = q.as_of if q is not None and q.as_of else run.get("as_of")
-    return look_ahead(as_of, model_cutoff(models, run["model"], run.get("model_string")))
