@@ -5,6 +5,7 @@ bad input exits 2 with one line naming the file, row or key and the fix."""
 
 from fintrade_tui.cli import (  # noqa: F401  (imported to register their commands)
     agreement,
+    disputes,
     export,
     flaws,
     imports,
@@ -15,6 +16,7 @@ from fintrade_tui.cli import (  # noqa: F401  (imported to register their comman
     pull,
     quality,
     questions,
+    report,
     retrieval,
     runs,
     screenshot,

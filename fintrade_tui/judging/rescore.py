@@ -16,6 +16,11 @@ verdict, reason, figure, reference, answer_value, reference_value, audit} (tatqa
 scale_ok); `audit` is the numeric audit as the LLM judge's record keeps it, which the failure
 filters and exports read (failures.latest_audits).
 
+With `corrected`, a run whose question's reference is disputed with a correction
+(workspace/disputes.py) is scored against the corrected reference: its label is that verdict,
+and the detail adds `against: "corrected"`, `dispute` (question id and version) and
+`published` (the verdict, label and reason against the published reference): both shown.
+
 Fast and all-or-nothing: one read of the runs and one of the questions, one store connection
 and one company index for every audit, pure-python matching chunk by chunk, then one
 transaction appending one batch per chunk — a failure or a kill before its commit leaves the
@@ -101,6 +106,7 @@ class Outcome:
             "audited": sum(a is not None for a in audits),
             "contradicted": sum(bool(a and _audit_counts(a)["CONTRADICTED"]) for a in audits),
             "store": self.store,
+            "against_corrected": sum(r["detail"].get("against") == "corrected" for r in self.rows),
             "seconds": round(self.seconds, 2),
         }
 
@@ -151,12 +157,15 @@ def rescore(
     audit: bool = True,
     on_progress: Callable[[int], None] | None = None,
     chunk: int = CHUNK,
+    corrected: bool = False,
 ) -> Outcome:
     """Match (and audit) every selected run, then append one `match` score per run in one
     transaction. `mode` None: tolerance (read as a person reads); `benchmark`: each question's
     own rule. `store_con`: the market-data store the audit compares with (None: supplied
-    evidence and reference only)."""
+    evidence and reference only). `corrected`: score against disputed references'
+    corrections (the module docstring)."""
     from fintrade_tui.judging.session import audit_answer
+    from fintrade_tui.workspace.disputes import DisputeStore
 
     if mode is not None and mode not in (*MODES, BENCHMARK):
         raise UserError(
@@ -168,6 +177,7 @@ def rescore(
         from fintrade_tui.questions.companies import CompanyIndex
 
         index = CompanyIndex(store_con)  # once: building it costs more than an audit
+    disputes = DisputeStore(ws, read_only=True).latest() if corrected else {}
     parts: list[list[Score]] = []
     for at in range(0, len(sel.runs), chunk):
         part = sel.runs[at : at + chunk]
@@ -175,7 +185,10 @@ def rescore(
         for run in part:
             q = sel.questions[run["question_id"]]
             report = audit_answer(cfg, run, q, store_con, index) if audit else None
-            scores.append(match_score(cfg, run, q, mode, report))
+            score = match_score(cfg, run, q, mode, report)
+            if (d := disputes.get(q.id)) and d["corrected"]:
+                score = against_correction(cfg, run, q, mode, report, d, score)
+            scores.append(score)
         parts.append(scores)
         if on_progress:
             on_progress(len(part))
@@ -194,14 +207,15 @@ def rescore_with_store(
     sel: Selection,
     mode: str | None = None,
     on_progress: Callable[[int], None] | None = None,
+    corrected: bool = False,
 ) -> Outcome:
     """`rescore` with the audit reading the market-data store when there is one."""
     from fintrade_tui.store.db import connect
 
     if not cfg.store.exists():
-        return rescore(cfg, ws, sel, mode, None, on_progress=on_progress)
+        return rescore(cfg, ws, sel, mode, None, on_progress=on_progress, corrected=corrected)
     with connect(cfg.store) as store:
-        return rescore(cfg, ws, sel, mode, store, on_progress=on_progress)
+        return rescore(cfg, ws, sel, mode, store, on_progress=on_progress, corrected=corrected)
 
 
 def rejudge(
@@ -268,6 +282,41 @@ def match_score(
     if m.em is not None:
         detail |= {"em": m.em, "f1": m.f1, "scale_ok": m.scale_ok}
     return Score(run["id"], MATCH_KIND, MATCHER, label=label, detail=detail)
+
+
+def corrected_question(q: Any, corrected: str) -> Any:
+    """The question with its reference replaced by a correction: the benchmark's own figures
+    (FinQA's exe_ans, TAT-QA's answer) give way to it, its answer type and scale stay."""
+    from dataclasses import replace
+
+    extra = {k: v for k, v in (q.extra or {}).items() if k not in ("exe_ans", "answer")}
+    return replace(q, reference_answer=corrected, extra=extra)
+
+
+def against_correction(
+    cfg: Config,
+    run: dict[str, Any],
+    q: Any,
+    mode: str | None,
+    report: dict[str, Any] | None,
+    dispute: dict[str, Any],
+    published: Score,
+) -> Score:
+    """The run's `match` score against the dispute's corrected reference, the verdict
+    against the published one kept beside it."""
+    score = match_score(cfg, run, corrected_question(q, dispute["corrected"]), mode, report)
+    was = published.detail
+    score.detail |= {
+        "against": "corrected",
+        "dispute": f"{q.id} v{dispute['version']}",
+        "published": {
+            "verdict": was.get("verdict"),
+            "label": published.label,
+            "reason": was.get("reason"),
+            "reference": was.get("reference"),
+        },
+    }
+    return score
 
 
 def _audit_counts(report: dict[str, Any]) -> dict[str, int]:

@@ -203,6 +203,7 @@ def score_rows(
     protocol: str = "per_condition",
     by: str = "category",
     models: Mapping[str, Any] | None = None,
+    leave_out: set[str] | frozenset[str] = frozenset(),
 ) -> list[dict[str, Any]]:
     """One row per scored run for the accuracy table: model, condition, category, question,
     score, and the judging `protocol` read (None for human scores, labels and matches). `kind`
@@ -211,7 +212,8 @@ def score_rows(
     refusal); `match`: the answer matcher's latest verdict (`judge --rescore`: 1 correct, 0
     incorrect). Several annotators of one run are averaged. `source` keeps one question set;
     `by` names what fills `category` (stats/breakdown.py: TAT-QA's answer type or scale, or
-    the look-ahead of the run's model, whose cutoffs `models` (the registry) gives)."""
+    the look-ahead of the run's model, whose cutoffs `models` (the registry) gives).
+    `leave_out`: question ids whose runs are left out (e.g. those with disputed references)."""
     store = ScoreStore(ws)
     latest = store.latest(kind="human" if kind == "labels" else kind, protocol=protocol)
     if not latest:
@@ -226,6 +228,8 @@ def score_rows(
             by_run.setdefault(s["run_id"], []).append(v)
     out = []
     for rid, values in by_run.items():
+        if rid in runs and runs[rid]["question_id"] in leave_out:
+            continue
         if (row := run_fields(rid, runs, qs, source, by, look)) is not None:
             read = None if kind in ("human", *CREDIT_KINDS) else protocol
             out.append(row | {"score": sum(values) / len(values), "protocol": read})
