@@ -140,9 +140,17 @@ def test_aapl_10q_sections_and_other_sizes() -> None:
 @pytest.mark.parametrize(
     "folder", sorted(p.name for p in FILINGS.iterdir() if p.is_dir()) if FILINGS.is_dir() else []
 )
-def test_every_company_chunks(folder: str) -> None:
+def test_every_company_chunks(folder: str, con) -> None:
+    """Each company's first filing, from the sections the store's ingest found in it (the
+    same `sections()` call: parsing it again here would only repeat the build's work)."""
     path = sorted((FILINGS / folder).glob("*.htm"))[0]
-    chunks = chunk_filing(path, _filing(path), folder)
+    filing = _filing(path)
+    found = con.execute(
+        "SELECT section_key, title, text FROM filing_sections WHERE accession = ? ORDER BY ord",
+        [filing["accession"]],
+    ).fetchall()
+    assert found, path
+    chunks = chunk_sections(found, filing | {"path": str(path)}, folder)
     assert len(chunks) > 20
     _check_chunks(chunks, 2000, 300)
     assert not any(FURNITURE.search(c.parent_text) for c in chunks)

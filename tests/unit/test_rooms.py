@@ -7,6 +7,7 @@ forbidden import and expects it named."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -63,8 +64,14 @@ def room_of(path: Path, root: Path) -> str:
 
 def _targets(path: Path) -> list[tuple[int, str]]:
     """(line, imported module) for every import in the file, wherever it sits."""
+    return _imports(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _imports(source: str) -> list[tuple[int, str]]:
+    """`_targets` of a source text: the planted trees below copy every file, each parsed once."""
     out = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             out += [(node.lineno, a.name) for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
