@@ -25,11 +25,12 @@ from fintrade_tui.stats.breakdown import BREAKDOWNS
 @click.option("--source", help="one question set (fintradebench, secque, an imported task...)")
 @click.option(
     "--by",
-    type=click.Choice(BREAKDOWNS),
+    type=click.Choice([*BREAKDOWNS, "cause"]),
     default="category",
     show_default=True,
     help="the matrix's columns: the question's category, TAT-QA's answer type or scale, or"
-    " cutoff (the question's as-of before the model's knowledge cutoff: may know the outcome)",
+    " cutoff (the question's as-of before the model's knowledge cutoff: may know the outcome);"
+    " cause: instead of the matrix, why each failed answer failed (cause × category × condition)",
 )
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--markdown", is_flag=True)
@@ -77,6 +78,9 @@ def report(
         from fintrade_tui.errors import UserError
 
         raise UserError("--json --markdown", "ask for two outputs at once", "pick one of them")
+    if by == "cause":
+        _causes(obj, source, as_json, markdown)
+        return
     with open_workspace(obj.cfg.workspace) as ws:
         disputed = set(DisputeStore(ws, read_only=True).latest())
         left_out = disputed if without_disputed else set()
@@ -206,3 +210,33 @@ def _markdown(
             norm = "—" if p["normalized"] is None else f"{100 * p['normalized']:.1f}%"
             parts.append(f"| {p['model']} | {p['condition']} | {p['n']} | {strict} | {norm} |")
     return "\n".join(parts)
+
+
+def _causes(obj: Ctx, source: str | None, as_json: bool, markdown: bool) -> None:
+    """`report --by cause`: each failed answer's cause (reports/causes.py) and the table."""
+    from fintrade_tui.reports.causes import CAUSE_LABELS, cause_table, failure_causes
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.questions import load_questions
+
+    with open_workspace(obj.cfg.workspace, read_only=True) as ws:
+        rows = failure_causes(ws)
+        if source:
+            keep = {q.id for q in load_questions(ws, source=source)}
+            rows = [r for r in rows if r["question_id"] in keep]
+    table = cause_table(rows)
+    if as_json:
+        emit_json({"by": "cause", "causes": table, "cases": rows})
+        return
+    shown = [{**r, "cause": CAUSE_LABELS[r["cause"]]} for r in table]
+    if markdown:
+        click.echo("| cause | category | condition | n |\n|---|---|---|---:|")
+        click.echo(
+            "\n".join(
+                f"| {r['cause']} | {r['category']} | {r['condition']} | {r['n']} |" for r in shown
+            )
+        )
+        return
+    if not rows:
+        console.print("no failed answers with a verdict: judge, score or re-score runs first")
+        return
+    print_table(shown, f"why {len(rows)} failed answers failed (cause × category × condition)")

@@ -1,0 +1,210 @@
+"""Failure-causes room: why each failed answer (a question × model × condition run judged wrong
+or refused) failed, from the conditions the same model answered the question under and what
+each saw — by deterministic rules, the first that fires, each with its firing rule as a line:
+
+1. `refused`: the answer declines (a refusal label, or the matcher's `refused` verdict);
+2. `benchmark_suspect`: the question's reference is disputed (workspace/disputes.py);
+3. `knew_it`: wrong with evidence, right under No-RAG: the model knew it and the evidence led
+   it astray;
+4. `retrieval_miss`: wrong under RAG, right under Oracle, and RAG's evidence lacks figures the
+   question needs (evidence recall < 1, audits/recall.py);
+5. `misread`: the needed figures were in its evidence (recall 1, or the Oracle's own) and the
+   answer contradicts a figure (its numeric audit has CONTRADICTED claims);
+6. `reasoning`: the answer's figures are right (audit: supported, none contradicted) and the
+   conclusion or the calculation is not;
+7. `undetermined`: none fired; the line says what is missing to decide (an Oracle run, a
+   figure the question needs, an audit).
+
+Right or wrong: a person's label, else a person's accuracy (>= 4 right, <= 2 wrong), else the
+answer matcher's label (`judge --rescore`), else the LLM judge's accuracy, as the failure
+filters read them (reports/failures.py).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import duckdb
+
+from fintrade_tui.audits.recall import evidence_recall, run_texts
+from fintrade_tui.audits.verdicts import CONTRADICTED, SUPPORTED
+from fintrade_tui.reports.failures import RIGHT, WRONG, latest_audits
+from fintrade_tui.workspace.disputes import DisputeStore
+from fintrade_tui.workspace.questions import load_questions, natural_key
+from fintrade_tui.workspace.run_records import COMPLETED, RunStore
+from fintrade_tui.workspace.scores import ScoreStore, mean_by_run
+
+CAUSES = (
+    "refused",
+    "benchmark_suspect",
+    "knew_it",
+    "retrieval_miss",
+    "misread",
+    "reasoning",
+    "undetermined",
+)
+CAUSE_LABELS = {
+    "refused": "refused",
+    "benchmark_suspect": "benchmark suspect",
+    "knew_it": "knew it",
+    "retrieval_miss": "retrieval miss",
+    "misread": "misread",
+    "reasoning": "reasoning",
+    "undetermined": "undetermined",
+}
+NO_RAG, RAG, ORACLE = "no_rag", "rag", "oracle"
+
+
+def verdicts(scores: ScoreStore) -> dict[str, tuple[str, str]]:
+    """run id -> ("right" | "wrong" | "refused", by what: label, human, matcher or judge)."""
+    out: dict[str, tuple[str, str]] = {}
+    judge = mean_by_run(scores.latest(kind="llm"))
+    for rid, j in judge.items():
+        acc = j.get("accuracy")
+        if acc is not None and (acc >= RIGHT or acc <= WRONG):
+            out[rid] = ("right" if acc >= RIGHT else "wrong", "judge")
+    for s in scores.latest(kind="match"):
+        v = {"correct": "right", "incorrect": "wrong", "refusal": "refused"}.get(s.get("label"))
+        if (s["detail"] or {}).get("verdict") == "refused":
+            v = "refused"
+        if v:
+            out[s["run_id"]] = (v, "matcher")
+    human_rows = scores.latest(kind="human")
+    for rid, h in mean_by_run(human_rows).items():
+        acc = h.get("accuracy")
+        if acc is not None and (acc >= RIGHT or acc <= WRONG):
+            out[rid] = ("right" if acc >= RIGHT else "wrong", "human")
+    for s in human_rows:
+        label = (s.get("label") or "").lower()
+        v = {"correct": "right", "incorrect": "wrong", "refusal": "refused"}.get(label)
+        if v:
+            out[s["run_id"]] = (v, "label")
+    return out
+
+
+def _claims(audit: dict[str, Any] | None) -> Counter:
+    return Counter(c.get("verdict") for c in (audit or {}).get("claims") or [])
+
+
+def attribute(
+    run: dict[str, Any],
+    verdict: str,
+    others: dict[str, tuple[dict[str, Any], str]],
+    recall: dict[str, Any] | None,
+    audit: dict[str, Any] | None,
+    dispute: dict[str, Any] | None,
+) -> tuple[str, str]:
+    """(cause, the rule that fired) for one failed run; `others`: condition -> (the same model's
+    run of the question under it, its verdict)."""
+    cond = run["condition"]
+    if verdict == "refused":
+        return "refused", "the answer declines to answer"
+    if dispute:
+        why = f"the reference is disputed as {dispute['kind']} by {dispute['who']}"
+        return "benchmark_suspect", f"{why}: {dispute['reason']}"
+    base = others.get(NO_RAG)
+    if cond != NO_RAG and base and base[1] == "right":
+        return "knew_it", f"right under No-RAG (run {base[0]['id']}), wrong with this evidence"
+    oracle = others.get(ORACLE)
+    found = recall["found"] if recall else 0
+    n = recall["needed"] if recall else 0
+    if cond == RAG and oracle and oracle[1] == "right" and recall and n and found < n:
+        missing = ", ".join(recall["missing"][:4])
+        return "retrieval_miss", (
+            f"right under Oracle (run {oracle[0]['id']}); RAG's evidence states {found} of the"
+            f" {n} figures the question needs (missing: {missing})"
+        )
+    claims = _claims(audit)
+    held = cond == ORACLE or bool(recall and n and found == n)
+    if claims[CONTRADICTED] and held:
+        where = "the Oracle's evidence" if cond == ORACLE else f"the evidence (recall {found}/{n})"
+        return "misread", (
+            f"{where} states the figures the question needs; the answer contradicts"
+            f" {claims[CONTRADICTED]} figure{'s' * (claims[CONTRADICTED] != 1)}"
+        )
+    if claims[SUPPORTED] and not claims[CONTRADICTED]:
+        return "reasoning", (
+            f"the answer's figures are right ({claims[SUPPORTED]} supported, none contradicted);"
+            " its conclusion or calculation is not"
+        )
+    return "undetermined", _missing(cond, oracle, recall, claims, audit)
+
+
+def _missing(cond: str, oracle: Any, recall: Any, claims: Counter, audit: Any) -> str:
+    lacks = []
+    if cond == RAG and not oracle:
+        lacks.append("no Oracle run of this model")
+    elif cond == RAG and oracle and oracle[1] != "right":
+        lacks.append("the Oracle answer is not right either")
+    if recall is not None and not recall["needed"]:
+        lacks.append("the question names no figure to look for")
+    if audit is None:
+        lacks.append("no numeric audit of the answer (judge or re-score it)")
+    elif claims[CONTRADICTED]:
+        lacks.append("figures contradicted, but the evidence did not state them all")
+    elif not claims[SUPPORTED]:
+        lacks.append("the answer states no figure the audit could check")
+    return "; ".join(lacks) or "no rule fired"
+
+
+def failure_causes(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """One row per failed completed run (reference answers excepted): question_id, category,
+    as_of, model, condition, run_id, verdict (wrong | refused) and by (label, human, matcher,
+    judge), cause, rule, recall (evidence_recall of its evidence, or None without evidence)."""
+    runs = [
+        r
+        for r in RunStore(ws, read_only=True).list(status=COMPLETED, limit=1_000_000_000)
+        if r["model"] != "reference"
+    ]
+    scores = ScoreStore(ws, read_only=True)
+    said = verdicts(scores)
+    audits = latest_audits(scores)
+    questions = {q.id: q for q in load_questions(ws)}
+    disputes = DisputeStore(ws, read_only=True).latest()
+    latest: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for r in sorted(runs, key=lambda r: (str(r.get("started_at") or ""), r["id"])):
+        latest[(r["question_id"], r["model"], r["condition"])] = r  # the newest run counts
+    by_pair: dict[tuple[str, str], dict[str, tuple[dict[str, Any], str]]] = {}
+    for (qid, model, cond), r in latest.items():
+        if r["id"] in said:
+            by_pair.setdefault((qid, model), {})[cond] = (r, said[r["id"]][0])
+    out = []
+    for (qid, model), conds in by_pair.items():
+        q = questions.get(qid)
+        for cond, (r, verdict) in conds.items():
+            if verdict == "right":
+                continue
+            texts = run_texts(r)
+            recall = evidence_recall(q, texts) if q is not None and texts else None
+            cause, rule = attribute(
+                r, verdict, conds, recall, audits.get(r["id"]), disputes.get(qid)
+            )
+            out.append(
+                {
+                    "question_id": qid,
+                    "category": q.category if q else "?",
+                    "as_of": q.as_of.isoformat() if q and q.as_of else None,
+                    "model": model,
+                    "condition": cond,
+                    "run_id": r["id"],
+                    "verdict": verdict,
+                    "by": said[r["id"]][1],
+                    "cause": cause,
+                    "rule": rule,
+                    "recall": recall,
+                }
+            )
+    out.sort(key=lambda c: (natural_key(c["question_id"]), c["model"], c["condition"], c["run_id"]))
+    return out
+
+
+def cause_table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """cause × category × condition: how many failed answers each, in CAUSES order."""
+    counts = Counter((r["cause"], r["category"], r["condition"]) for r in rows)
+    return [
+        {"cause": cause, "category": cat, "condition": cond, "n": n}
+        for (cause, cat, cond), n in sorted(
+            counts.items(), key=lambda kv: (CAUSES.index(kv[0][0]), kv[0][1], kv[0][2])
+        )
+    ]
