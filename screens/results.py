@@ -35,11 +35,13 @@ from fintrade_tui.ui.results_text import (
     AGREEMENT_COLUMNS,
     AGREEMENT_HEADERS,
     ANNOTATOR_HEADERS,
+    FAILURE_HEADERS,
     KIND_NAMES,
     SCORE_KINDS,
     accuracy_note,
     annotator_cells,
     case_text,
+    failure_cells,
     fmt_number,
     matrix_headers,
 )
@@ -59,19 +61,6 @@ KEYS = {
     "may_know": "h",  # hindsight
     "fatal_flaw": "k",
 }
-FAILURE_HEADERS = ("Filter", "Question", "Cat", "Model", "Condition", "Runs", "Why")
-
-
-def _failure_cells(case: dict[str, Any]) -> tuple[Any, ...]:
-    """A failure case's row: ids, names and reasons come from files: Text, never markup."""
-    why = case["reason"] if len(case["reason"]) <= 28 else case["reason"][:27] + "…"
-    return (
-        FILTER_LABELS[case["filter"]],
-        *(plain(v) for v in (case["question_id"], case["category"], case["model"])),
-        plain(case["condition"]),
-        ", ".join(case["run_ids"]),
-        plain(why),
-    )
 
 
 class ResultsScreen(FramePaced, RescoreView, Screen):
@@ -122,12 +111,14 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
         Binding("R", "reload", "Reload", id="results.reload"),
         # last: the footer (and its snapshot) keep their keys; `?` lists it
         Binding("m", "rescore", "Re-score", id="results.rescore"),
+        Binding("y", "cycle_cause", "Cause", id="results.cause"),
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self.cases: list[dict[str, Any]] = []
         self.shown: list[dict[str, Any]] = []
+        self.cause: str | None = None  # show only the cases of this cause (y cycles)
         self.kind = "llm"
         self._then_reload_rest = False  # a workspace change: agreement and cases after the matrix
         self._stale = False  # changed again while the matrix was being read
@@ -178,6 +169,7 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
                 yield Label("Cases:")
                 for name, key in KEYS.items():
                     yield Checkbox(f"{FILTER_LABELS[name]} ({key})", True, id=f"f-{name}")
+                yield Static(self._cause_label(), id="f-cause")
             with Horizontal(id="f-main"):
                 table: DataTable = DataTable(id="failures", cursor_type="row", zebra_stripes=True)
                 table.add_columns(*FAILURE_HEADERS)
@@ -231,13 +223,16 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
 
     @work(thread=True, exclusive=True, group="failures", exit_on_error=False)
     def load_failures(self) -> list[dict[str, Any]]:
+        from fintrade_tui.reports.causes import annotate, failure_causes
         from fintrade_tui.reports.failures import failure_cases
 
         with self._db:
             cur = self.app.workspace()
             try:
                 cfg = self.app.cfg
-                return failure_cases(cur, None, cfg.judging.disagreement, cfg.models)
+                cases = failure_cases(cur, None, cfg.judging.disagreement, cfg.models)
+                annotate(cases, failure_causes(cur))
+                return cases
             finally:
                 cur.close()
 
@@ -363,17 +358,33 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
     def _export_view(self, paths: str) -> None:
         self.notify(f"View written (HTML report, runs):\n{paths}", title="Export", timeout=8)
 
+    def _cause_label(self) -> str:
+        from fintrade_tui.reports.causes import CAUSE_LABELS
+
+        return f" cause: {CAUSE_LABELS[self.cause] if self.cause else 'any'} (y)"
+
+    def action_cycle_cause(self) -> None:
+        """Show only the cases of one cause, then the next, then all again."""
+        from fintrade_tui.reports.causes import CAUSES
+
+        options = [None, *CAUSES]
+        self.cause = options[(options.index(self.cause) + 1) % len(options)]
+        self.query_one("#f-cause", Static).update(self._cause_label())
+        self.refresh_failures()
+
     def enabled(self) -> set[str]:
         return {name for name in FILTERS if self.query_one(f"#f-{name}", Checkbox).value}
 
     def refresh_failures(self) -> None:
         on_now = self.enabled()
-        self.shown = [c for c in self.cases if c["filter"] in on_now]
+        self.shown = [
+            c for c in self.cases if c["filter"] in on_now and self.cause in (None, c.get("cause"))
+        ]
         grid = self.query_one("#failures", DataTable)
         # widths from every case: a filter toggled never changes them
-        set_columns(grid, FAILURE_HEADERS, [_failure_cells(c) for c in self.cases])
+        set_columns(grid, FAILURE_HEADERS, [failure_cells(c) for c in self.cases])
         for c in self.shown:
-            grid.add_row(*_failure_cells(c), key=c["key"])
+            grid.add_row(*failure_cells(c), key=c["key"])
         self.show_case(self.current())
 
     def current(self) -> dict[str, Any] | None:

@@ -208,3 +208,13 @@ def cause_table(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             counts.items(), key=lambda kv: (CAUSES.index(kv[0][0]), kv[0][1], kv[0][2])
         )
     ]
+
+
+def annotate(cases: list[dict[str, Any]], rows: list[dict[str, Any]]) -> None:
+    """Give each failure case (reports/failures.py) the cause of its first run that has one:
+    `cause` and `cause_rule` (None when none of its runs failed with a verdict)."""
+    by_run = {r["run_id"]: r for r in rows}
+    for case in cases:
+        hit = next((by_run[rid] for rid in case["run_ids"] if rid in by_run), None)
+        case["cause"] = hit["cause"] if hit else None
+        case["cause_rule"] = hit["rule"] if hit else None

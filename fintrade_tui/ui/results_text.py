@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.text import Text
 
-from fintrade_tui.safe_text import printable
+from fintrade_tui.safe_text import plain, printable
 
 SCORE_KINDS = ("llm", "human", "labels", "match")
 KIND_NAMES = {"llm": "LLM-judge", "human": "human", "labels": "label", "match": "matcher"}
@@ -128,6 +128,11 @@ def case_text(case: dict[str, Any]) -> Text:
     text.append(f"{FILTER_LABELS[case['filter']]}: ", style="bold")
     text.append(printable(case["reason"]) + "\n")
     text.append(case_numbers(case["numbers"]) + "\n", style="dim")
+    if case.get("cause"):
+        from fintrade_tui.reports.causes import CAUSE_LABELS
+
+        text.append(f"Cause: {CAUSE_LABELS[case['cause']]}: ", style="bold")
+        text.append(printable(case["cause_rule"] or "") + "\n")
     if mark := case.get("look_ahead"):
         text.append(
             describe(mark, case["model"]) + "\n", style=LOOK_AHEAD_STYLE[mark["look_ahead"]]
@@ -136,3 +141,22 @@ def case_text(case: dict[str, Any]) -> Text:
         "\nEnter: replay in the Arena (read-only) · x: export the case study", style="italic"
     )
     return text
+
+
+FAILURE_HEADERS = ("Filter", "Question", "Cat", "Model", "Condition", "Runs", "Cause", "Why")
+
+
+def failure_cells(case: dict[str, Any]) -> tuple[Any, ...]:
+    """A failure case's row: ids, names and reasons come from files: Text, never markup."""
+    from fintrade_tui.reports.causes import CAUSE_LABELS
+    from fintrade_tui.reports.failures import FILTER_LABELS
+
+    why = case["reason"] if len(case["reason"]) <= 28 else case["reason"][:27] + "…"
+    return (
+        FILTER_LABELS[case["filter"]],
+        *(plain(v) for v in (case["question_id"], case["category"], case["model"])),
+        plain(case["condition"]),
+        ", ".join(case["run_ids"]),
+        CAUSE_LABELS.get(case.get("cause") or "", "—"),
+        plain(why),
+    )

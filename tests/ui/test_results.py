@@ -330,3 +330,27 @@ async def _settled_on_failures(pilot: Pilot) -> None:
 def test_results_snapshot(ui_cfg: Config, snap_compare) -> None:
     app = FinTradeApp(ui_cfg, start="results")
     assert snap_compare(app, terminal_size=SIZE, run_before=_settled_on_failures)
+
+
+async def test_the_cause_column_and_y_showing_one_cause(ui_cfg: Config) -> None:
+    """Each case names the cause of its failed run (reports/causes.py); `y` keeps one cause's
+    cases, then the next, then all again."""
+    app = FinTradeApp(ui_cfg, start="results")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        causes = {(c["filter"], tuple(c["run_ids"])): c["cause"] for c in screen.shown}
+        # r07: FT3 beta labelled a refusal; r01: F1 alpha labelled incorrect, nothing to tell why
+        assert causes[("refusal", ("r07",))] == "refused"
+        assert causes[("incorrect", ("r01",))] == "undetermined"
+        assert causes[("unrated", ("r03",))] is None  # nobody called it wrong
+        await pilot.press("y")  # refused
+        await pilot.pause()
+        assert {c["cause"] for c in screen.shown} == {"refused"}
+        assert "cause: refused (y)" in str(screen.query_one("#f-cause", Static).render())
+        detail = " ".join(str(screen.query_one("#case-detail", Static).render()).split())
+        assert "Cause: refused: the answer declines to answer" in detail
+        for _ in range(7):  # through the other six causes, back to all
+            await pilot.press("y")
+        await pilot.pause()
+        assert len(screen.shown) == len(screen.cases)
