@@ -108,6 +108,7 @@ class ArenaScreen(
         self.annotator = annotator
         self.question: Any = None
         self.records: list[dict[str, Any]] = []
+        self.causes: dict[str, str] = {}  # a replayed run's failure cause (reports/causes.py)
         self.blind = False
         self.revealed = False
         self.current: AnswerPane | None = None

@@ -19,6 +19,7 @@ import duckdb
 from fintrade_tui import redact
 from fintrade_tui.config import Config
 from fintrade_tui.exports.case_data import load_case, resolve_runs
+from fintrade_tui.reports.causes import CAUSE_LABELS, failure_causes
 from fintrade_tui.workspace.evidence import LABELS
 from fintrade_tui.workspace.scores import DIMENSIONS
 
@@ -299,6 +300,7 @@ def _run(
     audit: Any,
     checks: Any = None,
     look_ahead: str = "",
+    cause: dict[str, Any] | None = None,
 ) -> list[str]:
     cond = LABELS.get(run["condition"], run["condition"])
     out = [f"### Run {run['id']} — {cond} · {run['model']} · {run['level'] or DASH}", ""]
@@ -309,6 +311,11 @@ def _run(
         + (f", best of {run['best_of']}" if (run.get("best_of") or 1) > 1 else ""),
         f"- **Started:** {_num(run.get('started_at'))} · **as of** {_num(run.get('as_of'))}",
         *([f"- **Look-ahead:** {look_ahead}"] if look_ahead else []),
+        *(
+            [f"- **Why it failed:** {CAUSE_LABELS[cause['cause']]} — {cause['rule']}"]
+            if cause
+            else []
+        ),
         f"- **Timings:** first token {_num(run.get('ttft'), 3)} s, "
         f"total {_num(run.get('duration'), 3)} s · **Tokens:** {_num(run.get('tokens_in'))} in, "
         f"{_num(run.get('tokens_out'))} out · **Cost:** {_num(run.get('cost'))} · "
@@ -353,6 +360,8 @@ def write_case_study(
     path (default: `cfg.store.parent / "exports" / case-<question>-<run>.md`)."""
     runs = resolve_runs(ws_con, run_ids)
     data = load_case(ws_con, runs, preferences=False)
+    ids = {r["id"] for r in runs}
+    causes = {c["run_id"]: c for c in failure_causes(ws_con) if c["run_id"] in ids}
     qids, questions = data.question_ids, data.questions
 
     title = ", ".join(qids)
@@ -373,7 +382,10 @@ def write_case_study(
         for run in (r for r in runs if r["question_id"] == qid):
             rid = run["id"]
             look = _look_ahead(cfg, questions.get(qid), run)
-            lines += _run(run, data.scores[rid], data.audits.get(rid), data.checks.get(rid), look)
+            lines += _run(
+                run, data.scores[rid], data.audits.get(rid), data.checks.get(rid), look,
+                causes.get(rid),
+            )  # fmt: skip
     out = Path(path) if path else default_path(cfg, runs)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(redact.text("\n".join(lines).rstrip() + "\n"), encoding="utf-8")

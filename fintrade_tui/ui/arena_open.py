@@ -78,6 +78,13 @@ class QuestionPicker(Vertical):
         self.post_message(self.Picked(self.shown[event.option_index]))
 
 
+def replay_causes(cur: Any, run_ids: list[str]) -> dict[str, str]:
+    """run id -> its failure cause (reports/causes.py), for the replayed runs that failed."""
+    from fintrade_tui.reports.causes import failure_causes
+
+    return {r["run_id"]: r["cause"] for r in failure_causes(cur) if r["run_id"] in run_ids}
+
+
 def _lines(questions: list[Any]) -> list[tuple[str, str]]:
     return [(q.id, f"{q.category:<3} {q.text}") for q in questions]
 
@@ -105,6 +112,7 @@ class ArenaOpening:
         from fintrade_tui.runs.runner import Runner
 
         self.runs, self.scores, self.records = data["runs"], data["scores"], data["records"]
+        self.causes = data.get("causes") or {}
         self.runner = Runner(self.cfg, self.runs, staged_index=True)
         if self.records:
             await self._show_replay(data)
@@ -129,6 +137,7 @@ class ArenaOpening:
             ids = [r["id"] for r in out["records"]]
             out["human"] = out["scores"].latest(kind="human", run_ids=ids)
             out["llm"] = out["scores"].latest(kind="llm", run_ids=ids, status=None)
+            out["causes"] = self._cursor_do(lambda cur: replay_causes(cur, ids))
         if qid and self.run_ids:
             with suppress(Exception):  # a replay whose question was deleted still shows
                 out["question"] = self._cursor_do(lambda cur: get_question(cur, qid))

@@ -104,12 +104,13 @@ class ArenaPanes:
             if box.children[-1] is not pane:
                 box.move_child(pane, after=box.children[-1])
             label = pane_label(pane.condition, self.blind, self.revealed, i, pane.model)
-            pane.set_label(label + self._look_ahead(pane))
+            pane.set_label(label + self._marks(pane))
         self._settings()
         self.evidence_for(self.current)
 
-    def _look_ahead(self, pane: AnswerPane) -> str:
-        """The pane's "may know" mark; none while blind (a cutoff hints at the model)."""
+    def _marks(self, pane: AnswerPane) -> str:
+        """A replayed run's failure cause and the pane's "may know" mark; none while blind (a
+        cutoff hints at the model, a cause at the condition)."""
         if self.question is None or (self.blind and not self.revealed):
             return ""
         record = next((r for r in self.records or () if r["id"] == pane.key), None)
@@ -117,7 +118,12 @@ class ArenaPanes:
             model, model_string = record["model"], record.get("model_string")
         else:
             model, model_string = pane.model or self.model, None
-        return look_ahead_note(self.question.as_of, self.cfg.models, model, model_string)
+        why = ""
+        if record is not None and (cause := self.causes.get(pane.key)):
+            from fintrade_tui.reports.causes import CAUSE_LABELS
+
+            why = f" · {CAUSE_LABELS[cause]}"
+        return why + look_ahead_note(self.question.as_of, self.cfg.models, model, model_string)
 
     # -- settings: what runs --
     async def action_model(self) -> None:

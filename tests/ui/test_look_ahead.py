@@ -1,6 +1,7 @@
 """Pilot tests of the look-ahead mark (models/cutoffs.py) on the hand-populated workspace, with
 alpha's knowledge cutoff (2025-03-01) after its questions' as-of dates and beta's unknown:
-the Results filter `h` and the case detail, and the Arena's pane titles on a replay."""
+the Results filter `h` and the case detail, and the Arena's pane titles on a replay (with a
+failed run's cause)."""
 
 from __future__ import annotations
 
@@ -62,12 +63,14 @@ async def test_results_list_what_alpha_may_know_and_h_hides_it(cfg: Config) -> N
 
 
 async def test_arena_titles_mark_the_panes_whose_model_may_know(cfg: Config) -> None:
-    # F1: alpha's Oracle run and beta's No-RAG error, replayed side by side
-    app = ArenaApp(cfg, run_ids=["r08", "r05"], read_only=True)
+    # F1: alpha's No-RAG run (labelled incorrect: its cause undetermined, reports/causes.py),
+    # its Oracle run, and beta's No-RAG error, replayed side by side
+    app = ArenaApp(cfg, run_ids=["r01", "r08", "r05"], read_only=True)
     async with app.run_test(size=(150, 40)) as pilot:
         await settle(pilot)
         titles = {p.run_id: p.label for p in app.screen.panes()}
         assert titles == {
+            "r01": "No-RAG · alpha · undetermined · may know (cutoff 2025-03-01)",
             "r08": "Oracle · alpha · may know (cutoff 2025-03-01)",
             "r05": "No-RAG · beta",
         }

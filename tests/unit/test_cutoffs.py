@@ -1,5 +1,6 @@
 """Knowledge cutoffs: which model string has which cutoff, the look-ahead of a question's as-of
-against it, and where the mark shows (failure cases, the accuracy split, case studies)."""
+against it, and where the mark shows (failure cases, the accuracy split, case studies, which
+also say why a failed run failed)."""
 
 from __future__ import annotations
 
@@ -178,3 +179,16 @@ def test_a_case_study_says_whether_the_model_may_know(tmp_path: Path) -> None:
         " cutoff 2025-03-01 (configured)"
     ) in text
     assert "- **Look-ahead:** look-ahead unknown: beta's knowledge cutoff is unknown" in text
+
+
+def test_a_case_study_says_why_a_run_failed(tmp_path: Path) -> None:
+    """populate()'s r07 (FT3, beta) is labelled a refusal: its case study says so."""
+    from fintrade_tui.config import Config
+    from fintrade_tui.exports.case_study import write_case_study
+
+    con = _workspace(tmp_path / "ws.duckdb")
+    cfg = Config(store=tmp_path / "store.duckdb", models=MODELS)
+    text = write_case_study(cfg, con, ["r07"], tmp_path / "case.md").read_text()
+    assert "- **Why it failed:** refused — the answer declines to answer" in text
+    text = write_case_study(cfg, con, ["r04"], tmp_path / "case.md").read_text()
+    assert "Why it failed" not in text  # nobody called r04 wrong
