@@ -16,7 +16,7 @@ Measures, in one run and side by side:
    and whether the refreshed rows equal the rebuilt ones;
 4. `queries.snapshot` latency (p50/p95/max) over random (ticker, date) pairs, read-only store;
 5. the data-quality checks (`fundamentals.quality.run_checks`) over the bundle's SEC and polygon
-   rows (best of N; the target: under 2 s on 2 cores; 0.27 s measured).
+   rows (best of N; the target: under 2 s on 2 cores).
 
 Progress goes to stderr; the report (the environment, one table of the four, then the equality
 details) to stdout. Nothing outside a temp dir is written.
