@@ -10,19 +10,13 @@ From the question alone (`question_suspects`):
 - `table_sign`: a TAT-QA difference whose table states the same change with the other sign in
   the operands' row (TAT-QA's erratum c91ad938-...: ROFE 15.2 − 17.1 published as +1.9 beside
   the table's "(190) bps").
-From the workspace (`workspace_suspects`):
-- `oracle_consensus`: two or more models' Oracle answers agree on one figure and the
-  reference says another (the matcher's values, `judge --rescore`);
-- `store_disagrees`: the reference answer's numeric audit contradicts the store or its
-  evidence (`judge --rescore --with-reference`).
+From the workspace's runs and scores: reports/suspects.py.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any
-
-import duckdb
 
 from fintrade_tui.scoring.figures import figures
 
@@ -33,7 +27,7 @@ _YEARS = re.compile(
 _DIFF = re.compile(r"^\s*(\(?-?[\d.,]+\)?)\s*-\s*(\(?-?[\d.,]+\)?)\s*$")
 
 
-def _close(a: float, b: float, rel: float = REL) -> bool:
+def close(a: float, b: float, rel: float = REL) -> bool:
     return abs(a - b) <= rel * max(abs(a), abs(b), 1e-12)
 
 
@@ -60,7 +54,7 @@ def _program_rules(q: Any, extra: dict[str, Any]) -> list[dict[str, str]]:
     published = extra.get("exe_ans")
     value = trace.value
     numbers = isinstance(published, int | float) and isinstance(value, int | float)
-    if numbers and not _close(float(value), float(published)):
+    if numbers and not close(float(value), float(published)):
         why = f"the reference program computes {value:g}, the published answer is"
         out.append({"rule": "program_result", "why": f"{why} {published:g}"})
     last = trace.steps[-1] if trace.steps else None
@@ -105,58 +99,8 @@ def _table_sign(q: Any, extra: dict[str, Any]) -> list[dict[str, str]]:
             continue
         for cell in cells:
             for f in figures(cell):
-                if (
-                    f.kind == mine.kind
-                    and f.value * mine.value < 0
-                    and _close(f.value, -mine.value)
-                ):
+                if f.kind == mine.kind and f.value * mine.value < 0 and close(f.value, -mine.value):
                     label = next((c for c in cells if c), "")
                     why = f"the table's row '{label}' states {cell}, the reference {answer:g}{unit}"
                     return [{"rule": "table_sign", "why": f"{why}: the other sign"}]
     return []
-
-
-def workspace_suspects(ws: duckdb.DuckDBPyConnection) -> dict[str, list[dict[str, str]]]:
-    """question id -> the rules that fire for it, from the question and the workspace's runs
-    and scores."""
-    from fintrade_tui.reports.failures import latest_audits
-    from fintrade_tui.workspace.questions import load_questions
-    from fintrade_tui.workspace.run_records import COMPLETED, RunStore
-    from fintrade_tui.workspace.scores import ScoreStore
-
-    out: dict[str, list[dict[str, str]]] = {}
-    for q in load_questions(ws):
-        if found := question_suspects(q):
-            out[q.id] = found
-    runs = RunStore(ws, read_only=True).list(status=COMPLETED, limit=1_000_000_000)
-    scores = ScoreStore(ws, read_only=True)
-    match = {s["run_id"]: s["detail"] or {} for s in scores.latest(kind="match")}
-    oracle: dict[str, dict[str, list[float]]] = {}
-    refs: dict[str, float] = {}
-    for r in runs:
-        d = match.get(r["id"]) or {}
-        if r["condition"] == "oracle" and isinstance(d.get("answer_value"), int | float):
-            oracle.setdefault(r["question_id"], {}).setdefault(r["model"], []).append(
-                d["answer_value"]
-            )
-            if isinstance(d.get("reference_value"), int | float):
-                refs[r["question_id"]] = d["reference_value"]
-    for qid, by_model in oracle.items():
-        values = [v for vs in by_model.values() for v in vs]
-        ref = refs.get(qid)
-        if len(by_model) < 2 or ref is None:
-            continue
-        if all(_close(v, values[0]) for v in values) and not _close(values[0], ref, 0.02):
-            why = f"{len(by_model)} models' Oracle answers agree on {values[0]:g}; the reference"
-            out.setdefault(qid, []).append({"rule": "oracle_consensus", "why": f"{why} {ref:g}"})
-    audits = latest_audits(scores)
-    for r in runs:
-        if r["model"] != "reference":
-            continue
-        bad = [c for c in (audits.get(r["id"]) or {}).get("claims") or []]
-        bad = [c for c in bad if c.get("verdict") == "CONTRADICTED"]
-        if bad:
-            what = ", ".join(str(c.get("text") or c.get("value")) for c in bad[:3])
-            why = f"the reference answer's audit contradicts {what}"
-            out.setdefault(r["question_id"], []).append({"rule": "store_disagrees", "why": why})
-    return out

@@ -1,6 +1,7 @@
 """CLI commands for disputed references: `questions dispute` (mark a reference wrong or
-ambiguous, or withdraw that), `questions disputes` (the current ones), and `questions errata
-export` / `import` (carry them to another workspace as a JSONL or CSV file)."""
+ambiguous, or withdraw that), `questions disputes` (the current ones), `questions suspects`
+(references the suspect rules flag), and `questions errata export` / `import` (carry disputes
+to another workspace as a JSONL or CSV file)."""
 
 from __future__ import annotations
 
@@ -72,6 +73,27 @@ def disputes(obj: Ctx, as_json: bool) -> None:
         return
     keep = ("question_id", "kind", "reason", "corrected", "who", "created_at", "origin")
     print_table([{k: r[k] for k in keep} for r in rows], "disputed references")
+
+
+@questions.command()
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly
+def suspects(obj: Ctx, as_json: bool) -> None:
+    """References that look wrong, found without being told (audits/suspects.py)."""
+    from fintrade_tui.reports.suspects import workspace_suspects
+    from fintrade_tui.workspace.connection import open_workspace
+
+    with open_workspace(obj.cfg.workspace, read_only=True) as ws:
+        found = workspace_suspects(ws)
+    rows = [{"question_id": qid, **s} for qid, hits in found.items() for s in hits]
+    if as_json:
+        emit_json(rows)
+        return
+    if not rows:
+        console.print("no suspect references")
+        return
+    print_table(rows, f"{len(found)} questions with a suspect reference")
 
 
 @questions.group()

@@ -3,7 +3,8 @@ or refused) failed, from the conditions the same model answered the question und
 each saw — by deterministic rules, the first that fires, each with its firing rule as a line:
 
 1. `refused`: the answer declines (a refusal label, or the matcher's `refused` verdict);
-2. `benchmark_suspect`: the question's reference is disputed (workspace/disputes.py);
+2. `benchmark_suspect`: the question's reference is disputed (workspace/disputes.py), or a
+   suspect rule fires for it (audits/suspects.py);
 3. `knew_it`: wrong with evidence, right under No-RAG: the model knew it and the evidence led
    it astray;
 4. `retrieval_miss`: wrong under RAG, right under Oracle, and RAG's evidence lacks figures the
@@ -30,6 +31,7 @@ import duckdb
 from fintrade_tui.audits.recall import evidence_recall, run_texts
 from fintrade_tui.audits.verdicts import CONTRADICTED, SUPPORTED
 from fintrade_tui.reports.failures import RIGHT, WRONG, latest_audits
+from fintrade_tui.reports.suspects import workspace_suspects
 from fintrade_tui.workspace.disputes import DisputeStore
 from fintrade_tui.workspace.questions import load_questions, natural_key
 from fintrade_tui.workspace.run_records import COMPLETED, RunStore
@@ -94,6 +96,7 @@ def attribute(
     recall: dict[str, Any] | None,
     audit: dict[str, Any] | None,
     dispute: dict[str, Any] | None,
+    suspect: list[dict[str, str]] | None = None,
 ) -> tuple[str, str]:
     """(cause, the rule that fired) for one failed run; `others`: condition -> (the same model's
     run of the question under it, its verdict)."""
@@ -103,6 +106,8 @@ def attribute(
     if dispute:
         why = f"the reference is disputed as {dispute['kind']} by {dispute['who']}"
         return "benchmark_suspect", f"{why}: {dispute['reason']}"
+    if suspect:
+        return "benchmark_suspect", f"suspect reference ({suspect[0]['rule']}): {suspect[0]['why']}"
     base = others.get(NO_RAG)
     if cond != NO_RAG and base and base[1] == "right":
         return "knew_it", f"right under No-RAG (run {base[0]['id']}), wrong with this evidence"
@@ -162,6 +167,7 @@ def failure_causes(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     audits = latest_audits(scores)
     questions = {q.id: q for q in load_questions(ws)}
     disputes = DisputeStore(ws, read_only=True).latest()
+    suspects = workspace_suspects(ws)
     latest: dict[tuple[str, str, str], dict[str, Any]] = {}
     for r in sorted(runs, key=lambda r: (str(r.get("started_at") or ""), r["id"])):
         latest[(r["question_id"], r["model"], r["condition"])] = r  # the newest run counts
@@ -178,8 +184,9 @@ def failure_causes(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
             texts = run_texts(r)
             recall = evidence_recall(q, texts) if q is not None and texts else None
             cause, rule = attribute(
-                r, verdict, conds, recall, audits.get(r["id"]), disputes.get(qid)
-            )
+                r, verdict, conds, recall, audits.get(r["id"]), disputes.get(qid),
+                suspects.get(qid),
+            )  # fmt: skip
             out.append(
                 {
                     "question_id": qid,

@@ -77,9 +77,9 @@ def _audit(supported: int = 0, contradicted: int = 0) -> dict:
 FIGURES = ["AAPL return on equity = 1.6059", "AAPL return on assets = 25.68%"]
 
 
-def _cause(run, verdict="wrong", others=None, audit=None, dispute=None, texts=None) -> tuple:
+def _cause(run, verdict="wrong", others=None, audit=None, dispute=None, suspect=None) -> tuple:
     recall = evidence_recall(_q(), run_texts(run)) if run_texts(run) else None
-    return attribute(run, verdict, others or {}, recall, audit, dispute)
+    return attribute(run, verdict, others or {}, recall, audit, dispute, suspect)
 
 
 def test_each_cause_rule_on_constructed_runs() -> None:
@@ -93,6 +93,11 @@ def test_each_cause_rule_on_constructed_runs() -> None:
     dispute = {"kind": "wrong", "who": "ana", "reason": "ROA is 0.26, not 1.61"}
     cause, rule = _cause(rag_full, dispute=dispute)
     assert cause == "benchmark_suspect" and "disputed as wrong by ana" in rule
+    suspect = [{"rule": "average_count", "why": "the average adds 5 figures and divides by 4"}]
+    assert _cause(rag_full, suspect=suspect) == (
+        "benchmark_suspect",
+        "suspect reference (average_count): the average adds 5 figures and divides by 4",
+    )
     cause, rule = _cause(rag_full, others={"no_rag": no_rag_right})
     assert (cause, rule) == ("knew_it", "right under No-RAG (run nr1), wrong with this evidence")
     cause, rule = _cause(rag_missing, others={"no_rag": no_rag_wrong, "oracle": oracle_right})
