@@ -86,6 +86,7 @@ def _added(steps: list[Any], arg: str) -> int:
 
 
 def _table_sign(q: Any, extra: dict[str, Any]) -> list[dict[str, str]]:
+    """The same magnitude exactly (a near one is another figure: 6,298 beside -6,290)."""
     m = _DIFF.match(str(extra["derivation"]))
     answer = extra.get("answer")
     if not m or not isinstance(answer, int | float) or not answer:
@@ -99,7 +100,11 @@ def _table_sign(q: Any, extra: dict[str, Any]) -> list[dict[str, str]]:
             continue
         for cell in cells:
             for f in figures(cell):
-                if f.kind == mine.kind and f.value * mine.value < 0 and close(f.value, -mine.value):
+                if (
+                    f.kind == mine.kind
+                    and f.value * mine.value < 0
+                    and close(f.value, -mine.value, 1e-6)
+                ):
                     label = next((c for c in cells if c), "")
                     why = f"the table's row '{label}' states {cell}, the reference {answer:g}{unit}"
                     return [{"rule": "table_sign", "why": f"{why}: the other sign"}]
