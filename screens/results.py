@@ -112,6 +112,7 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
         # last: the footer (and its snapshot) keep their keys; `?` lists it
         Binding("m", "rescore", "Re-score", id="results.rescore"),
         Binding("y", "cycle_cause", "Cause", id="results.cause"),
+        Binding("z", "toggle_disputed", "Disputed", id="results.disputed"),
     ]
 
     def __init__(self) -> None:
@@ -119,6 +120,7 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
         self.cases: list[dict[str, Any]] = []
         self.shown: list[dict[str, Any]] = []
         self.cause: str | None = None  # show only the cases of this cause (y cycles)
+        self.without_disputed = False  # the matrix leaves disputed references out (z)
         self.kind = "llm"
         self._then_reload_rest = False  # a workspace change: agreement and cases after the matrix
         self._stale = False  # changed again while the matrix was being read
@@ -182,14 +184,16 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
 
     # -- workers (threads: workspace cursors only, no widgets) --
     @work(thread=True, exclusive=True, group="accuracy", exit_on_error=False)
-    def load_accuracy(self, kind: str, source: str | None) -> tuple[Any, ...]:
+    def load_accuracy(self, kind: str, source: str | None, leave: bool = False) -> tuple[Any, ...]:
         from fintrade_tui.judging.session import CREDIT_KINDS, llm_judges, score_rows
         from fintrade_tui.reports.accuracy import report_table
+        from fintrade_tui.workspace.disputes import DisputeStore
 
         with self._db:
             cur = self.app.workspace()
             try:
-                rows = score_rows(cur, kind)
+                disputed = set(DisputeStore(cur, read_only=True).latest())
+                rows = score_rows(cur, kind, leave_out=disputed if leave else set())
                 judges = llm_judges(cur) if kind == "llm" else []
             finally:
                 cur.close()
@@ -204,7 +208,7 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
                     lanes = workspace_lanes(cur, kind, source, n_resamples=RESAMPLES)
                 finally:
                     cur.close()
-        return kind, source, table, sources, judges, lanes
+        return kind, source, table, sources, judges, lanes, (leave, len(disputed))
 
     @work(thread=True, exclusive=True, group="agreement", exit_on_error=False)
     def load_agreement(self) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -307,8 +311,8 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
         from fintrade_tui.stats.tables import fmt_cell, shown_conditions
         from fintrade_tui.workspace.evidence import LABELS
 
-        kind, source, table, sources, judges, lanes = result
-        if (kind, source) != (self.kind, self.source):
+        kind, source, table, sources, judges, lanes, (leave, disputed) = result
+        if (kind, source, leave) != (self.kind, self.source, self.without_disputed):
             return
         self.table, self.sources = table, sources
         self.query_one(LanesPane).set_tables(lanes, KIND_NAMES[kind])
@@ -332,7 +336,11 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
             return
         for key, row in rows.items():
             grid.add_row(*row, key=key)
-        note.update(accuracy_note(table, kind, judges))
+        text = accuracy_note(table, kind, judges)
+        if disputed:
+            how = "left out (z)" if leave else "in the matrix (z leaves them out)"
+            text += f"\n{disputed} question{'s' * (disputed != 1)} with a disputed reference: {how}"
+        note.update(text)
 
     def _load_agreement(self, result: tuple[list[dict], list[dict]]) -> None:
         rows, inter = result
@@ -362,6 +370,11 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
         from fintrade_tui.reports.causes import CAUSE_LABELS
 
         return f" cause: {CAUSE_LABELS[self.cause] if self.cause else 'any'} (y)"
+
+    def action_toggle_disputed(self) -> None:
+        """Leave the questions whose reference is disputed out of the matrix, or take them in."""
+        self.without_disputed = not self.without_disputed
+        self.reload_accuracy()
 
     def action_cycle_cause(self) -> None:
         """Show only the cases of one cause, then the next, then all again."""
@@ -473,7 +486,7 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
 
     def reload_accuracy(self) -> None:
         self.query_one("#accuracy", DataTable).loading = True
-        self.load_accuracy(self.kind, self.source)
+        self.load_accuracy(self.kind, self.source, self.without_disputed)
 
     def on_workspace_changed(self, event: Any) -> None:
         """Runs or scores another process wrote: the matrix is read again first, the agreement

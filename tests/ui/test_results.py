@@ -26,7 +26,7 @@ from fintrade_tui.ui.app import FinTradeApp
 from fintrade_tui.ui.screenshots import tables_measured
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.evidence import LABELS
-from tests.ui.conftest import settle
+from tests.ui.conftest import settle, until
 from tests.unit.test_failures_export import EXPECTED, QUESTIONS
 
 SIZE = (160, 48)
@@ -354,3 +354,26 @@ async def test_the_cause_column_and_y_showing_one_cause(ui_cfg: Config) -> None:
             await pilot.press("y")
         await pilot.pause()
         assert len(screen.shown) == len(screen.cases)
+
+
+async def test_z_leaves_the_disputed_references_out_of_the_matrix(ui_cfg: Config) -> None:
+    from fintrade_tui.workspace.disputes import DisputeStore
+
+    with open_workspace(ui_cfg.workspace) as ws:
+        DisputeStore(ws).save("F1", "ambiguous", "high against what?", "ana")
+        kept = accuracy_table(score_rows(ws, "llm", leave_out={"F1"}), n_resamples=RESAMPLES)
+    app = FinTradeApp(ui_cfg, start="results")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        note = screen.query_one("#accuracy-note", Static)
+        assert "1 question with a disputed reference: in the matrix" in str(note.render())
+        before = _cells(screen.query_one("#accuracy", DataTable))
+        await pilot.press("z")
+        await until(pilot, lambda: "left out (z)" in str(note.render()), what="F1 left out")
+        after = _cells(screen.query_one("#accuracy", DataTable))
+        assert after != before
+        # the F column now holds T2's and FT3's scores only: as the table without F1 computes
+        grid = {(r[0], r[1]): r for r in after}
+        cell = kept["cells"]["alpha"]["no_rag"]["overall"]
+        assert grid[("alpha", "No-RAG")][-1] == str(cell["n"])
