@@ -185,6 +185,7 @@ class QuestionsScreen(FramePaced, Screen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("a", "arena", "Arena", id="questions.arena"),
         Binding("A", "audit", "Audit item", id="questions.audit"),  # `a` is the Arena's
+        Binding("D", "dispute", "Dispute reference", id="questions.dispute"),
         Binding("c", "cycle_category", "Category", id="questions.category"),
         Binding("s", "cycle_status", "Status", id="questions.status"),
         Binding("slash", "focus_ticker", "Ticker", id="questions.ticker"),
@@ -356,6 +357,13 @@ class QuestionsScreen(FramePaced, Screen):
             self.notify("No question highlighted", severity="warning")
             return
         self.app.action_goto("audit", question_id=q.id)
+
+    def action_dispute(self) -> None:
+        q = self.current()
+        if q is None:
+            self.notify("No question highlighted", severity="warning")
+            return
+        self.app.action_goto("dispute", question_id=q.id)
 
     def _cycle(self, select_id: str) -> None:
         select = self.query_one(select_id, Select)

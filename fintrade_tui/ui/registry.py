@@ -13,6 +13,7 @@ SCREENS = {
     "results": ("fintrade_tui.screens.results", "ResultsScreen"),
     "disagreements": ("fintrade_tui.screens.disagreements", "DisagreementsScreen"),
     "audit": ("fintrade_tui.screens.audit", "AuditScreen"),
+    "dispute": ("fintrade_tui.screens.dispute", "DisputeScreen"),
 }
 
 
