@@ -11,8 +11,9 @@ each saw — by deterministic rules, the first that fires, each with its firing 
    question needs (evidence recall < 1, audits/recall.py);
 5. `misread`: the needed figures were in its evidence (recall 1, or the Oracle's own) and the
    answer contradicts a figure (its numeric audit has CONTRADICTED claims);
-6. `reasoning`: the answer's figures are right (audit: supported, none contradicted) and the
-   conclusion or the calculation is not;
+6. `reasoning`: the answer's calculation leaves the reference program's at some step (a
+   question with a FinQA-style program: scoring/answer_checks.py traces both), or its figures
+   are right (audit: supported, none contradicted) and the conclusion is not;
 7. `undetermined`: none fired; the line says what is missing to decide (an Oracle run, a
    figure the question needs, an audit).
 
@@ -97,9 +98,11 @@ def attribute(
     audit: dict[str, Any] | None,
     dispute: dict[str, Any] | None,
     suspect: list[dict[str, str]] | None = None,
+    departs: int | None = None,
 ) -> tuple[str, str]:
     """(cause, the rule that fired) for one failed run; `others`: condition -> (the same model's
-    run of the question under it, its verdict)."""
+    run of the question under it, its verdict); `departs`: the 0-based step where the answer's
+    calculation leaves the reference program's, if it does."""
     cond = run["condition"]
     if verdict == "refused":
         return "refused", "the answer declines to answer"
@@ -128,6 +131,10 @@ def attribute(
             f"{where} states the figures the question needs; the answer contradicts"
             f" {claims[CONTRADICTED]} figure{'s' * (claims[CONTRADICTED] != 1)}"
         )
+    if departs is not None:
+        return "reasoning", (
+            f"the answer's calculation leaves the reference program's at step {departs + 1}"
+        )
     if claims[SUPPORTED] and not claims[CONTRADICTED]:
         return "reasoning", (
             f"the answer's figures are right ({claims[SUPPORTED]} supported, none contradicted);"
@@ -151,6 +158,16 @@ def _missing(cond: str, oracle: Any, recall: Any, claims: Counter, audit: Any) -
     elif not claims[SUPPORTED]:
         lacks.append("the answer states no figure the audit could check")
     return "; ".join(lacks) or "no rule fired"
+
+
+def _departs(q: Any, run: dict[str, Any]) -> int | None:
+    """Where the answer's calculation leaves the reference program's (None: no program, no
+    calculation in the answer, or no departure)."""
+    if q is None or not (q.extra or {}).get("program") or not run.get("answer"):
+        return None
+    from fintrade_tui.scoring.answer_checks import check_answer
+
+    return check_answer(q, run["answer"]).departs_at
 
 
 def failure_causes(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
@@ -185,7 +202,7 @@ def failure_causes(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
             recall = evidence_recall(q, texts) if q is not None and texts else None
             cause, rule = attribute(
                 r, verdict, conds, recall, audits.get(r["id"]), disputes.get(qid),
-                suspects.get(qid),
+                suspects.get(qid), _departs(q, r),
             )  # fmt: skip
             out.append(
                 {

@@ -77,9 +77,11 @@ def _audit(supported: int = 0, contradicted: int = 0) -> dict:
 FIGURES = ["AAPL return on equity = 1.6059", "AAPL return on assets = 25.68%"]
 
 
-def _cause(run, verdict="wrong", others=None, audit=None, dispute=None, suspect=None) -> tuple:
+def _cause(
+    run, verdict="wrong", others=None, audit=None, dispute=None, suspect=None, departs=None
+) -> tuple:
     recall = evidence_recall(_q(), run_texts(run)) if run_texts(run) else None
-    return attribute(run, verdict, others or {}, recall, audit, dispute, suspect)
+    return attribute(run, verdict, others or {}, recall, audit, dispute, suspect, departs)
 
 
 def test_each_cause_rule_on_constructed_runs() -> None:
@@ -114,6 +116,10 @@ def test_each_cause_rule_on_constructed_runs() -> None:
     # right figures, wrong conclusion
     cause, rule = _cause(rag_full, others={"oracle": (oracle_right[0], "wrong")}, audit=_audit(2))
     assert cause == "reasoning" and "2 supported, none contradicted" in rule
+    # a calculation that leaves the reference program's: a reasoning miss, figures or not
+    assert _cause(rag_missing, departs=1) == (
+        "reasoning", "the answer's calculation leaves the reference program's at step 2",
+    )  # fmt: skip
     # nothing to decide with: each missing piece named
     cause, rule = _cause(rag_missing)
     assert cause == "undetermined"
@@ -197,3 +203,20 @@ def test_report_by_cause_json(tmp_path: Path) -> None:
     }
     text = CliRunner().invoke(main, ["--config", str(config), "report", "--by", "cause"])
     assert text.exit_code == 0 and "retrieval miss" in text.stdout
+
+
+def test_where_an_answers_calculation_leaves_the_reference_program() -> None:
+    """FinQA-style: the reference divides the change by 2018's revenue; one answer divides by
+    2019's (it leaves at step 2), the other follows the program."""
+    from types import SimpleNamespace
+
+    from fintrade_tui.reports.causes import _departs
+
+    table = [["", "2019", "2018"], ["revenue", "5829", "5735"]]
+    extra = {"program": "subtract(5829, 5735), divide(#0, 5735)", "table_norm": table}
+    q = SimpleNamespace(extra=extra | {"passages": []}, text="what was the percentage change?",
+                        reference_answer="1.6%", source="finqa")  # fmt: skip
+    wrong = "Revenue grew from 5735 to 5829: 5829 - 5735 = 94, and 94 / 5829 = 1.61%."
+    assert _departs(q, {"answer": wrong}) == 1
+    assert _departs(q, {"answer": "5829 - 5735 = 94; 94 / 5735 = 1.64%."}) is None
+    assert _departs(SimpleNamespace(extra={}), {"answer": wrong}) is None
