@@ -242,7 +242,8 @@ def test_json_fields(cfg_path: Path) -> None:
     got = rescore_json(cfg_path)
     assert set(got) == {"runs", "scored", "correct", "incorrect", "refusal", "no_reference",
                         "accuracy", "verdicts", "modes", "audited", "contradicted", "store",
-                        "seconds", "mode", "llm", "results"}  # fmt: skip
+                        "against_corrected", "seconds", "mode", "llm", "results"}  # fmt: skip
+    assert got["against_corrected"] == 0  # no disputed reference here: tests/unit/test_disputes.py
     labels = [r["label"] for r in got["results"]]
     assert got["runs"] == len(SELECTED) == len(labels)
     assert got["correct"] == labels.count("correct")
