@@ -14,7 +14,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import (
     Button,
     DataTable,
@@ -26,17 +25,19 @@ from textual.widgets import (
     Select,
     Static,
 )
-from textual.worker import Worker, WorkerState
 
 from fintrade_tui.questions.item_audit import failed
 from fintrade_tui.safe_text import printable
+from fintrade_tui.ui.question_form import QuestionForm
 from fintrade_tui.workspace.audits import CRITERIA, ItemAuditStore
 
 
-class AuditScreen(Screen):
+class AuditScreen(QuestionForm):
     """Audit one question (`question_id`); the history shows every version by everyone."""
 
     TITLE = "Item audit"
+    STATUS = "#audit-status"
+    NO_QUESTION = "No question: open the audit from the Questions screen (A)."
     CSS = """
     AuditScreen #audit-main { height: 1fr; }
     AuditScreen #audit-question { width: 3fr; padding: 0 1; }
@@ -54,8 +55,7 @@ class AuditScreen(Screen):
     ]
 
     def __init__(self, question_id: str | None = None, annotator: str = "analyst") -> None:
-        super().__init__()
-        self.question_id = question_id
+        super().__init__(question_id)
         self.annotator = annotator
         self.history: list[dict[str, Any]] = []
         self.audits: ItemAuditStore | None = None
@@ -88,50 +88,24 @@ class AuditScreen(Screen):
         yield table
         yield Footer()
 
-    def on_mount(self) -> None:
-        if not self.question_id:
-            self._status("No question: open the audit from the Questions screen (A).", True)
-            return
-        self.load()
-
     def _store(self) -> ItemAuditStore:
         if self.audits is None:  # made in the load worker: its CREATE TABLE is off the UI
             self.audits = ItemAuditStore(self.app.workspace_connection())
         return self.audits
 
-    # -- loading (worker thread) --
-    @work(thread=True, exclusive=True, group="audit-load", exit_on_error=False)
-    def load(self) -> tuple[Any, list[dict[str, Any]]]:
-        from fintrade_tui.workspace.questions import get_question
+    def load_history(self) -> list[dict[str, Any]]:
+        return self._store().history(self.question_id)
 
-        cur = self.app.workspace()
-        try:
-            q = get_question(cur, self.question_id)
-        finally:
-            cur.close()
-        return q, self._store().history(self.question_id)
+    def loaded(self, q: Any, history: list[dict[str, Any]]) -> None:
+        from fintrade_tui.exports.case_study import question_markdown
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.name != "load":
-            return
-        if event.state == WorkerState.ERROR:
-            self._status(str(event.worker.error).splitlines()[0][:300], True)
-        elif event.state == WorkerState.SUCCESS:
-            q, history = event.worker.result
-            from fintrade_tui.exports.case_study import question_markdown
-
-            self.query_one("#audit-md", Markdown).update(
-                printable(question_markdown(q, oracle_as_list=True))
-            )
-            self._show_history(history)
-            self._prefill()
+        self.query_one("#audit-md", Markdown).update(
+            printable(question_markdown(q, oracle_as_list=True))
+        )
+        self._show_history(history)
+        self._prefill()
 
     # -- display (UI thread) --
-    def _status(self, text: str, error: bool = False) -> None:
-        status = self.query_one("#audit-status", Static)
-        status.set_class(error, "error")
-        status.update(Text(text))  # error text may quote benchmark data: never markup
-
     def _show_history(self, history: list[dict[str, Any]]) -> None:
         self.history = history
         table = self.query_one("#audit-history", DataTable)
@@ -189,7 +163,3 @@ class AuditScreen(Screen):
         verdict = "Core" if not bad else "fails " + ", ".join(f"{c}={v}" for c, v in bad.items())
         self._status(f"saved v{row['version']} by {row['annotator']}: {verdict}")
         self._show_history(history)
-
-    def action_back(self) -> None:
-        if len(self.app.screen_stack) > 2:  # never pop the app's last screen
-            self.app.pop_screen()

@@ -13,7 +13,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import (
     Button,
     DataTable,
@@ -25,16 +24,18 @@ from textual.widgets import (
     Select,
     Static,
 )
-from textual.worker import Worker, WorkerState
 
 from fintrade_tui.safe_text import printable
+from fintrade_tui.ui.question_form import QuestionForm
 from fintrade_tui.workspace.disputes import KINDS, DisputeStore
 
 
-class DisputeScreen(Screen):
+class DisputeScreen(QuestionForm):
     """Dispute the reference of one question (`question_id`)."""
 
     TITLE = "Dispute reference"
+    STATUS = "#dispute-status"
+    NO_QUESTION = "No question: open it from the Questions screen (D)."
     CSS = """
     DisputeScreen #dispute-main { height: 1fr; }
     DisputeScreen #dispute-question { width: 3fr; padding: 0 1; }
@@ -52,8 +53,7 @@ class DisputeScreen(Screen):
     ]
 
     def __init__(self, question_id: str | None = None, who: str = "analyst") -> None:
-        super().__init__()
-        self.question_id = question_id
+        super().__init__(question_id)
         self.who = who
         self.disputes: DisputeStore | None = None
 
@@ -83,44 +83,19 @@ class DisputeScreen(Screen):
         yield table
         yield Footer()
 
-    def on_mount(self) -> None:
-        if not self.question_id:
-            self._status("No question: open it from the Questions screen (D).", True)
-            return
-        self.load()
-
     def _store(self) -> DisputeStore:
         if self.disputes is None:  # made in a worker: its CREATE TABLE is off the UI thread
             self.disputes = DisputeStore(self.app.workspace_connection())
         return self.disputes
 
-    @work(thread=True, exclusive=True, group="dispute-load", exit_on_error=False)
-    def load(self) -> tuple[Any, list[dict[str, Any]]]:
-        from fintrade_tui.workspace.questions import get_question
+    def load_history(self) -> list[dict[str, Any]]:
+        return self._store().history(self.question_id)
 
-        cur = self.app.workspace()
-        try:
-            q = get_question(cur, self.question_id)
-        finally:
-            cur.close()
-        return q, self._store().history(self.question_id)
+    def loaded(self, q: Any, history: list[dict[str, Any]]) -> None:
+        from fintrade_tui.exports.case_study import question_markdown
 
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.name != "load":
-            return
-        if event.state == WorkerState.ERROR:
-            self._status(str(event.worker.error).splitlines()[0][:300], True)
-        elif event.state == WorkerState.SUCCESS:
-            from fintrade_tui.exports.case_study import question_markdown
-
-            q, history = event.worker.result
-            self.query_one("#dispute-md", Markdown).update(printable(question_markdown(q)))
-            self._show_history(history)
-
-    def _status(self, text: str, error: bool = False) -> None:
-        status = self.query_one("#dispute-status", Static)
-        status.set_class(error, "error")
-        status.update(Text(text))  # it may quote benchmark text: never markup
+        self.query_one("#dispute-md", Markdown).update(printable(question_markdown(q)))
+        self._show_history(history)
 
     def _show_history(self, history: list[dict[str, Any]]) -> None:
         table = self.query_one("#dispute-history", DataTable)
@@ -163,7 +138,3 @@ class DisputeScreen(Screen):
             return
         self._status(f"saved v{row['version']}: the reference is {row['kind']}")
         self._show_history(history)
-
-    def action_back(self) -> None:
-        if len(self.app.screen_stack) > 2:  # never pop the app's last screen
-            self.app.pop_screen()

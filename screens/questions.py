@@ -344,26 +344,22 @@ class QuestionsScreen(FramePaced, Screen):
         self.action_focus_table()
 
     # -- actions --
-    def action_arena(self) -> None:
+    def _open(self, screen: str) -> None:
+        """Open `screen` on the highlighted question."""
         q = self.current()
         if q is None:
             self.notify("No question highlighted", severity="warning")
             return
-        self.app.action_goto("arena", question_id=q.id)
+        self.app.action_goto(screen, question_id=q.id)
+
+    def action_arena(self) -> None:
+        self._open("arena")
 
     def action_audit(self) -> None:
-        q = self.current()
-        if q is None:
-            self.notify("No question highlighted", severity="warning")
-            return
-        self.app.action_goto("audit", question_id=q.id)
+        self._open("audit")
 
     def action_dispute(self) -> None:
-        q = self.current()
-        if q is None:
-            self.notify("No question highlighted", severity="warning")
-            return
-        self.app.action_goto("dispute", question_id=q.id)
+        self._open("dispute")
 
     def _cycle(self, select_id: str) -> None:
         select = self.query_one(select_id, Select)
