@@ -6,8 +6,9 @@ cause × category × condition table, and each step's time.
     .venv/bin/python -m benchmarks.bench_causes [--per-category 3] [--model local-tiny]
         [--store data/fintrade.duckdb] [--bundle ../shared/data]
 
-It writes a workspace of its own in a temp folder; the retrieval index is the product's
-(`retrieval.index`), built on first use by the RAG runs as `run` builds it.
+It writes a workspace of its own in a temp folder; the retrieval index and the embedder's
+exports are the project's (`data/lancedb`, `data/embedders`, as `make demo` leaves them),
+built on first use by the RAG runs as `run` builds them.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ def main() -> None:
     store = harness.need_store(args.store)
     seeds = [f"{c}{i}" for c in ("F", "T", "FT") for i in range(1, args.per_category + 1)]
     with tempfile.TemporaryDirectory(prefix="bench-causes-") as td:
-        config = harness.write_config(Path(td), args.bundle, store)
+        data = Path("data").resolve()
+        shared = f"retrieval:\n  index: {data / 'lancedb'}\n  exports: {data / 'embedders'}\n"
+        config = harness.write_config(Path(td), args.bundle, store, extra=shared)
         steps: dict[str, float] = {}
         steps["run"], _ = harness.cli(
             config, "run", "--questions", ",".join(seeds), "--models", args.model,
