@@ -334,13 +334,11 @@ def _run(
 
 def _look_ahead(cfg: Config, q: Any, run: dict[str, Any]) -> str:
     """Whether the run's model may know the outcome (models/cutoffs.py), as one line."""
-    from fintrade_tui.models.cutoffs import describe, mark, model_cutoff
+    from fintrade_tui.models.cutoffs import describe, run_mark
 
     if run["model"] == "reference":  # the benchmark's own answer, not a model's
         return ""
-    as_of = q.as_of if q is not None and q.as_of else run.get("as_of")
-    cutoff = model_cutoff(cfg.models, run["model"], run.get("model_string"))
-    return describe(mark(as_of, cutoff), run["model"])
+    return describe(run_mark(cfg.models, run, q), run["model"])
 
 
 def default_path(cfg: Config, runs: list[dict[str, Any]]) -> Path:

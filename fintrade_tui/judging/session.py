@@ -239,11 +239,10 @@ def score_rows(
 def _look_ahead(models: Mapping[str, Any]) -> Callable[[dict[str, Any], Any], str]:
     """A run's look-ahead (models/cutoffs.py): its model's cutoff against the question's as-of
     (the run's own as-of for a question no longer in the workspace)."""
-    from fintrade_tui.models.cutoffs import look_ahead, model_cutoff
+    from fintrade_tui.models.cutoffs import run_mark
 
     def of(run: dict[str, Any], q: Any) -> str:
-        as_of = q.as_of if q is not None and q.as_of else run.get("as_of")
-        return look_ahead(as_of, model_cutoff(models, run["model"], run.get("model_string")))
+        return run_mark(models, run, q)["look_ahead"]
 
     return of
 

@@ -96,6 +96,13 @@ def mark(as_of: date | None, cutoff: Cutoff) -> dict[str, Any]:
     }
 
 
+def run_mark(models: Mapping[str, Any], run: dict[str, Any], q: Any = None) -> dict[str, Any]:
+    """A run's `mark`: its model's cutoff (`model_cutoff`) against its question's as-of (the
+    run's own as-of when the question is gone)."""
+    as_of = q.as_of if q is not None and q.as_of else run.get("as_of")
+    return mark(as_of, model_cutoff(models, run["model"], run.get("model_string")))
+
+
 def describe(marked: dict[str, Any], model: str) -> str:
     """A mark as one line for a reader: why the answer may come from memory, or why not."""
     status, as_of, day = marked["look_ahead"], marked["as_of"], marked["cutoff"]

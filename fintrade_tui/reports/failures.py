@@ -306,8 +306,8 @@ def replay_set(case: dict[str, Any], answers: list[dict[str, Any]]) -> list[str]
     return [*own, *(r["id"] for r in others)][: max(MAX_REPLAY, len(own))]
 
 
-def _may_know(runs, questions, cutoffs) -> list[dict[str, Any]]:
-    from fintrade_tui.models.cutoffs import MAY_KNOW, describe, mark
+def _may_know(runs, questions, models) -> list[dict[str, Any]]:
+    from fintrade_tui.models.cutoffs import MAY_KNOW, describe, run_mark
 
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in runs:
@@ -315,15 +315,10 @@ def _may_know(runs, questions, cutoffs) -> list[dict[str, Any]]:
             groups.setdefault((r["question_id"], r["model"]), []).append(r)
     out = []
     for (_, model), group in groups.items():
-        marked = mark(_as_of(group[0], questions), cutoffs(group[0]))
+        marked = run_mark(models, group[0], questions.get(group[0]["question_id"]))
         if marked["look_ahead"] == MAY_KNOW:
             out.append(_case("may_know", group, questions, describe(marked, model), marked))
     return out
-
-
-def _as_of(run: dict[str, Any], questions: dict[str, Any]) -> Any:
-    q = questions.get(run["question_id"])
-    return q.as_of if q and q.as_of else run.get("as_of")
 
 
 def failure_cases(
@@ -400,17 +395,14 @@ def failure_cases(
         from fintrade_tui.workspace.screenings import FlagStore
 
         out += _fatal_flaw(runs, FlagStore(ws_con, read_only=True).latest(), questions)
-    from fintrade_tui.models.cutoffs import mark, model_cutoff
-
-    def cutoff(run: dict[str, Any]) -> Any:
-        return model_cutoff(models or {}, run["model"], run.get("model_string"))
+    from fintrade_tui.models.cutoffs import run_mark
 
     if "may_know" in wanted:
-        out += _may_know(runs, questions, cutoff)
+        out += _may_know(runs, questions, models or {})
     by_id = {r["id"]: r for r in runs}
     for c in out:
         first = by_id[c["run_ids"][0]]
-        c["look_ahead"] = mark(_as_of(first, questions), cutoff(first))
+        c["look_ahead"] = run_mark(models or {}, first, questions.get(first["question_id"]))
     by_question: dict[str, list[dict[str, Any]]] = {}
     for r in runs:
         if r["status"] == COMPLETED:
