@@ -219,6 +219,18 @@ def resent(thirty: dict, cluster: Path) -> dict:
     return out | {"calls": _calls(cluster)}
 
 
+def test_ray_starts_with_two_cpus_beside_a_store_of_signals(base: Config, cluster: Path) -> None:
+    """The module's own Ray and store, started first (each a setup the passes below share:
+    on a loaded machine Ray's processes take tens of seconds to start)."""
+    from fintrade_tui.store.db import connect
+
+    assert ray.cluster_resources().get("CPU") == 2
+    with connect(base.store) as con:
+        tickers = con.execute("SELECT DISTINCT ticker FROM signals ORDER BY ticker").fetchall()
+        filings = con.execute("SELECT count(*) FROM filings").fetchone()[0]
+    assert tickers == [("AAPL",), ("MSFT",)] and filings == 0
+
+
 def test_thirty_runs_land_once_and_seven_faults_are_recorded(thirty: dict) -> None:
     specs, chosen, faulty = thirty["specs"], thirty["chosen"], thirty["faulty"]
     assert len(specs) == 30
