@@ -153,6 +153,7 @@ class Exported:
             sess = ort.InferenceSession(str(file), so, providers=["CPUExecutionProvider"])
             self._run = lambda feed: sess.run(None, feed)[0]
         else:
+            embed_export.no_vendor_telemetry()
             import openvino as ov
 
             core = ov.Core()

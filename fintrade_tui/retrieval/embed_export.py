@@ -35,6 +35,18 @@ import warnings
 from functools import lru_cache
 from pathlib import Path
 
+
+def no_vendor_telemetry() -> None:
+    """Keep OpenVINO's and NNCF's usage analytics off before either is imported: both fall
+    back to a stub when `openvino_telemetry` cannot be imported. Left on, OpenVINO forks a
+    process to post to Google Analytics (no network here: it waits out a timeout) from a
+    thread, after LanceDB has started its own (LanceDB then warns that the fork may deadlock),
+    and writes files under ~/intel."""
+    import sys
+
+    sys.modules.setdefault("openvino_telemetry", None)  # type: ignore[arg-type]
+
+
 KINDS = ("onnx", "onnx-int8", "openvino-int8")
 FILES = {"onnx": "model.onnx", "onnx-int8": "model.onnx", "openvino-int8": "model.xml"}
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
@@ -229,6 +241,7 @@ def _export_onnx_int8(_model_dir: Path, onnx: Path, out: Path) -> None:
 
 
 def _export_openvino_int8(model_dir: Path, onnx: Path, out: Path) -> None:
+    no_vendor_telemetry()
     import nncf
     import numpy as np
     import openvino as ov
