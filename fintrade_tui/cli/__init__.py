@@ -5,6 +5,7 @@ bad input exits 2 with one line naming the file, row or key and the fix."""
 
 from fintrade_tui.cli import (  # noqa: F401  (imported to register their commands)
     agreement,
+    ask,
     disputes,
     export,
     flaws,

@@ -1,12 +1,15 @@
-"""CLI commands of model runs: `ask` (one question, conditions streamed side by side), `run`
-(a headless, resumable benchmark batch) and `runs list|show`."""
+"""CLI commands of model runs: `run` (a headless, resumable benchmark batch) and `runs
+list|show`, with what `ask` (ask.py) shares: conditions parsed, the workspace and index made
+ready, the runs table, and the exit code when runs did not complete."""
 
 from __future__ import annotations
 
 import asyncio
 import fnmatch
 import json
+import sys
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -21,7 +24,7 @@ from fintrade_tui.safe_text import printable
 from fintrade_tui.workspace.evidence import CONDITIONS, LABELS
 
 
-def _conditions(value: str | None, default: list[str]) -> list[str]:
+def parse_conditions(value: str | None, default: list[str]) -> list[str]:
     names = [c.strip() for c in value.split(",") if c.strip()] if value else list(default)
     for c in names:
         if c not in CONDITIONS:
@@ -33,8 +36,29 @@ def _say(quiet: bool):
     return (lambda msg: None) if quiet else (lambda msg: console.print(f"[dim]{msg}[/]"))
 
 
+# `ask` and `run` exit with this when runs ended in error or time-out (2: bad input)
+RUNS_FAILED = 3
+
+
+def exit_on_failed_runs(statuses: Counter, reasons: Counter) -> None:
+    """One line on stderr and exit code RUNS_FAILED when any run did not complete: how many,
+    by status, and the most common error. The table or JSON before it is printed as always."""
+    failed = sum(n for status, n in statuses.items() if status != "completed")
+    if not failed:
+        return
+    by = ", ".join(
+        f"{status} {n}" for status, n in sorted(statuses.items()) if status != "completed"
+    )
+    line = f"error: {failed} of {sum(statuses.values())} runs did not complete ({by})"
+    if reasons:
+        reason, n = reasons.most_common(1)[0]
+        line += f"; most often ({n}x): {printable(reason)[:160]}"
+    click.echo(line, err=True)
+    sys.exit(RUNS_FAILED)
+
+
 @contextmanager
-def _workspace(obj: Ctx, quiet: bool, tickers_for_rag: list[str] | None = None) -> Iterator:
+def ready_workspace(obj: Ctx, quiet: bool, tickers_for_rag: list[str] | None = None) -> Iterator:
     """Store, question bank and (for RAG) index made ready; yields the workspace connection."""
     from fintrade_tui.application.readiness import ensure_questions, ensure_store
     from fintrade_tui.workspace.connection import open_workspace
@@ -47,138 +71,11 @@ def _workspace(obj: Ctx, quiet: bool, tickers_for_rag: list[str] | None = None) 
         yield ws
 
 
-def _index_for(obj: Ctx, tickers: list[str], quiet: bool) -> None:
+def index_for(obj: Ctx, tickers: list[str], quiet: bool) -> None:
     from fintrade_tui.retrieval.indexing import ensure_index
 
     with progress_bars(quiet) as reporter:
         ensure_index(obj.cfg, sorted(set(tickers)), _say(quiet), reporter)
-
-
-@main.command()
-@click.argument("question_id")
-@click.option("--conditions", "-c", help=f"comma-separated: {', '.join(CONDITIONS)}")
-@click.option("--model", "-m", help="a name from the models: registry (default runs.default_model)")
-@click.option("--level", "-l", type=click.Choice([f"L{i}" for i in range(1, 7)]))
-@click.option("--best-of", type=click.IntRange(1, 8), help="candidates, the model picks its best")
-@click.option("--json", "as_json", is_flag=True, help="print the stored runs as JSON at the end")
-@click.pass_obj
-@friendly
-def ask(obj: Ctx, question_id: str, conditions, model, level, best_of, as_json: bool) -> None:
-    """Answer one question under several evidence conditions at once, streamed and stored."""
-    from fintrade_tui.runs.runner import Runner, RunSpec
-    from fintrade_tui.workspace.questions import get_question
-    from fintrade_tui.workspace.run_records import RunStore
-
-    cfg = obj.cfg
-    conds = _conditions(conditions, cfg.runs.conditions)
-    name = model or cfg.runs.default_model
-    from fintrade_tui.models.resolve import resolve_all
-
-    models = resolve_all(cfg, [name])  # fail before any work on an unknown model
-    with _workspace(obj, as_json) as ws:
-        q = get_question(ws, question_id)
-        if not q.as_of or not q.tickers:
-            raise UserError(
-                f"question {q.id}", "is not resolved (no tickers or date)", "see questions show"
-            )
-        if "rag" in conds:
-            _index_for(obj, q.tickers, as_json)
-        runs = RunStore(ws)
-        runner = Runner(cfg, runs, models=models)
-        specs = [
-            RunSpec(q, c, name, level or cfg.runs.level, best_of or cfg.runs.best_of) for c in conds
-        ]
-        if not as_json:
-            console.print(
-                f"[bold]{escape(q.id)}[/] {escape(f'({q.category}, as of {q.as_of}): {q.text}')}"
-            )
-        ends = asyncio.run(_stream_side_by_side(runner, specs, quiet=as_json))
-        stored = [runs.get(rid) for rid in ends]
-    if as_json:
-        emit_json(stored)
-        return
-    _print_runs(stored, f"{q.id} runs, model {name}", drop=("question", "model"))
-
-
-async def _stream_side_by_side(runner, specs, quiet: bool) -> list[str]:
-    """All conditions at once; on a terminal a live column per condition, else labelled lines."""
-    from fintrade_tui.runs.runner import drain
-
-    view = _LiveColumns([LABELS[s.condition] for s in specs], enabled=not quiet)
-    ids: list[str] = [""] * len(specs)
-
-    def on_event(i: int):
-        def handle(ev) -> None:
-            ids[i] = ev.run_id
-            if ev.kind == "token":
-                view.add(i, ev.text)
-            elif ev.kind == "ended":
-                view.end(i, ev.data)
-
-        return handle
-
-    with view:
-        await asyncio.gather(*(drain(runner.stream(s), on_event(i)) for i, s in enumerate(specs)))
-    return ids
-
-
-class _LiveColumns:
-    """Side-by-side panels with rich.Live on a terminal; labelled lines when piped."""
-
-    def __init__(self, labels: list[str], enabled: bool) -> None:
-        self.labels, self.enabled = labels, enabled
-        self.text = [""] * len(labels)
-        self.status = ["streaming"] * len(labels)
-        self.live: Any = None
-        self.pending = [""] * len(labels)
-
-    def __enter__(self) -> _LiveColumns:
-        if self.enabled and console.is_terminal:
-            from rich.live import Live
-
-            self.live = Live(self._render(), console=console, refresh_per_second=12)
-            self.live.__enter__()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.live:
-            self.live.update(self._render())
-            self.live.__exit__(*exc)
-
-    def _render(self) -> Any:
-        from rich.columns import Columns
-        from rich.panel import Panel
-
-        from fintrade_tui.safe_text import plain
-
-        width = max(30, (console.width - 2) // max(1, len(self.labels)) - 1)
-        return Columns(
-            [
-                # a model's reply is data: Text (never markup), control characters made visible
-                Panel(plain(t or "…"), title=plain(f"{lab} · {st}"), width=width)
-                for lab, t, st in zip(self.labels, self.text, self.status, strict=True)
-            ]
-        )
-
-    def add(self, i: int, text: str) -> None:
-        self.text[i] += text
-        if self.live:
-            self.live.update(self._render())
-        elif self.enabled:
-            self.pending[i] += text
-            *lines, self.pending[i] = self.pending[i].split("\n")
-            for line in lines:
-                click.echo(f"[{self.labels[i]}] {printable(line)}")
-
-    def end(self, i: int, data: dict) -> None:
-        self.status[i] = data.get("status", "?")
-        if self.live:
-            self.live.update(self._render())
-        elif self.enabled:
-            if self.pending[i]:
-                click.echo(f"[{self.labels[i]}] {printable(self.pending[i])}")
-            err = f": {printable(data['error'])}" if data.get("error") else ""
-            click.echo(f"[{self.labels[i]}] -- {self.status[i]}{err}")
 
 
 def _summary(r: dict[str, Any]) -> dict[str, Any]:
@@ -201,7 +98,7 @@ def _summary(r: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _print_runs(rows: list[dict[str, Any]], title: str, drop: tuple[str, ...] = ()) -> None:
+def print_runs(rows: list[dict[str, Any]], title: str, drop: tuple[str, ...] = ()) -> None:
     """The table, then each failed run's error on its own line (errors are long)."""
     print_table([{k: v for k, v in _summary(r).items() if k not in drop} for r in rows], title)
     for r in rows:
@@ -268,32 +165,39 @@ def run_batch(
     from fintrade_tui.workspace.run_records import RunStore
 
     cfg = obj.cfg
-    conds = _conditions(conditions, cfg.runs.conditions)
+    conds = parse_conditions(conditions, cfg.runs.conditions)
     names = [m.strip() for m in (models or cfg.runs.default_model).split(",") if m.strip()]
     resolved = resolve_all(cfg, names)  # each model once, checked before any work
-    with _workspace(obj, as_json) as ws:
+    with ready_workspace(obj, as_json) as ws:
         qs = _select_questions(ws, pattern, category, limit)
         if "rag" in conds:
-            _index_for(obj, [t for q in qs for t in q.tickers], as_json)
+            index_for(obj, [t for q in qs for t in q.tickers], as_json)
         specs = [
             RunSpec(q, c, n, level or cfg.runs.level, cfg.runs.best_of, batch)
             for q in qs
             for n in names
             for c in conds
         ]
+        reasons: Counter = Counter()  # the errors of runs that did not complete
         if engine == "ray":  # its workers' rows land from Parquet shards, in bulk already
             data = _run_on_ray(
                 Runner(cfg, RunStore(ws), models=resolved), specs, ray_address, shards, as_json
             )
         else:  # records grouped: the workspace stays free for the explorer between groups
-            data = _run_here(ws, cfg, specs, batch, concurrency, as_json, resolved)
+            data = _run_here(ws, cfg, specs, batch, concurrency, as_json, resolved, reasons)
     if as_json:
         click.echo(json.dumps(data))
     else:
         print_table([{"": k, "value": v} for k, v in data.items()], "batch")
+    statuses = Counter(
+        {k.removeprefix("status_"): v for k, v in data.items() if k[:7] == "status_"}
+    )
+    exit_on_failed_runs(statuses, reasons)
 
 
-def _run_here(ws, cfg, specs, batch: str, concurrency: int | None, as_json: bool, models) -> dict:
+def _run_here(
+    ws, cfg, specs, batch: str, concurrency: int | None, as_json: bool, models, reasons: Counter
+) -> dict:
     """The batch on the local engine, its records grouped (`BufferedRunStore`), a progress bar
     (or a JSON line per finished run) that counts a run once its record is stored."""
     from fintrade_tui.runs import batch as batches
@@ -313,6 +217,8 @@ def _run_here(ws, cfg, specs, batch: str, concurrency: int | None, as_json: bool
 
     def on_event(ev) -> None:
         if ev.kind == "ended":
+            if ev.data.get("error"):
+                reasons[ev.data["error"]] += 1
             with lock:
                 if ev.run_id not in stored:
                     ended[ev.run_id] = (ev.spec, ev.data)
@@ -398,7 +304,7 @@ def runs_list(obj: Ctx, question, model, condition, status, batch, origin, limit
     if as_json:
         emit_json([{k: v for k, v in r.items() if k not in ("prompt", "evidence")} for r in rows])
     else:
-        _print_runs(rows, f"{len(rows)} runs")
+        print_runs(rows, f"{len(rows)} runs")
 
 
 @runs.command("show")
@@ -416,7 +322,7 @@ def runs_show(obj: Ctx, run_id: str, as_json: bool) -> None:
     if as_json:
         emit_json(r)
         return
-    _print_runs([r], f"run {r['id']}")
+    print_runs([r], f"run {r['id']}")
     if r.get("origin") == "external":
         label = f", condition {r['condition_label']!r}" if r.get("condition_label") else ""
         variant = f", variant {r['variant']!r}" if r.get("variant") else ""

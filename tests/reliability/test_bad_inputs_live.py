@@ -282,9 +282,9 @@ def test_ask_live_panel_shows_a_reply_as_text() -> None:
     """`ask`'s side-by-side panels: a reply with markup and escapes is drawn as text."""
     from rich.console import Console
 
-    from fintrade_tui.cli import runs as cli_runs
+    from fintrade_tui.cli import ask as cli_ask
 
-    cols = cli_runs._LiveColumns(["No-RAG", "RAG"], enabled=True)
+    cols = cli_ask._LiveColumns(["No-RAG", "RAG"], enabled=True)
     cols.text = [f"Answer {HOSTILE}", "[/x]"]
     out = Console(width=160, record=True, force_terminal=False)
     out.print(cols._render())  # a str Panel would raise MarkupError on `[/x]`
