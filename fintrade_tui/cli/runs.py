@@ -43,6 +43,8 @@ RUNS_FAILED = 3
 def exit_on_failed_runs(statuses: Counter, reasons: Counter) -> None:
     """One line on stderr and exit code RUNS_FAILED when any run did not complete: how many,
     by status, and the most common error. The table or JSON before it is printed as always."""
+    from fintrade_tui.ui.faults import tidy  # no Textual: litellm's wrapping taken off
+
     failed = sum(n for status, n in statuses.items() if status != "completed")
     if not failed:
         return
@@ -52,7 +54,7 @@ def exit_on_failed_runs(statuses: Counter, reasons: Counter) -> None:
     line = f"error: {failed} of {sum(statuses.values())} runs did not complete ({by})"
     if reasons:
         reason, n = reasons.most_common(1)[0]
-        line += f"; most often ({n}x): {printable(reason)[:160]}"
+        line += f"; most often ({n}x): {printable(tidy(reason))[:160]}"
     click.echo(line, err=True)
     sys.exit(RUNS_FAILED)
 

@@ -10,6 +10,7 @@ passes through `redact` first, so a provider echoing a key shows `***` instead.
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import os
 import time
 from collections.abc import AsyncIterator
@@ -85,6 +86,49 @@ def _failed(call: Call, usage: Usage | None, exc: BaseException) -> None:
         call.pool.cool_down(usage.deployment)
 
 
+# the retry wait: patched by tests, which record the waits instead of sleeping them
+sleep = asyncio.sleep
+MAX_RETRY_AFTER = 120.0  # seconds: a longer Retry-After ends the run instead of stalling it
+
+
+def retry_after(exc: BaseException, now: float | None = None) -> float | None:
+    """The seconds a 429/503 reply's Retry-After header asks for (a number or an HTTP date),
+    None without one."""
+    headers = getattr(exc, "litellm_response_headers", None)
+    if headers is None:
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+    try:
+        value = next((str(v) for k, v in dict(headers or {}).items() if k.lower() == "retry-after"))
+    except StopIteration:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when - (time.time() if now is None else now))
+
+
+def _no_client_retries(kwargs: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """The call's arguments with the client library's own retries off (the OpenAI client
+    retried 429s twice on its own): every attempt is made, counted and paced here."""
+    return {**kwargs, **extra, "max_retries": 0}
+
+
+async def _wait_to_retry(exc: BaseException, attempt: int, backoff: float) -> None:
+    """Exponential backoff, or the server's Retry-After when it asks for longer."""
+    await sleep(max(backoff * 2 ** (attempt - 1), retry_after(exc) or 0.0))
+
+
+def _worth_retrying(exc: BaseException) -> bool:
+    """`retryable`, unless the server asks for a wait longer than MAX_RETRY_AFTER."""
+    asked = retry_after(exc)
+    return retryable(exc) and (asked is None or asked <= MAX_RETRY_AFTER)
+
+
 def retryable(exc: BaseException) -> bool:
     """429, 5xx and connection failures are worth another try; bad requests are not."""
     lm = litellm()
@@ -135,8 +179,7 @@ async def stream_chat(
                 messages=messages,
                 stream=True,
                 stream_options={"include_usage": True},
-                **kwargs,
-                **extra,
+                **_no_client_retries(kwargs, extra),
             )
             async for chunk in response:
                 _take_usage(chunk, usage)
@@ -157,13 +200,13 @@ async def stream_chat(
             raise
         except Exception as exc:
             _failed(call, usage, exc)
-            if got_text or attempt >= retries or not retryable(exc):
+            if got_text or attempt >= retries or not _worth_retrying(exc):
                 if tail := shown.flush():
                     yield tail  # the partial answer the caller keeps
                 raise
             attempt += 1
             usage.retries = attempt
-            await asyncio.sleep(backoff * 2 ** (attempt - 1))
+            await _wait_to_retry(exc, attempt, backoff)
 
 
 async def complete(
@@ -180,15 +223,16 @@ async def complete(
         usage = Usage()
         try:
             kwargs = await _routed(call, usage, messages)
-            return redact.response(await lm.acompletion(messages=messages, **kwargs, **extra))
+            reply = await lm.acompletion(messages=messages, **_no_client_retries(kwargs, extra))
+            return redact.response(reply)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             _failed(call, usage, exc)
-            if attempt >= retries or not retryable(exc):
+            if attempt >= retries or not _worth_retrying(exc):
                 raise
             attempt += 1
-            await asyncio.sleep(backoff * 2 ** (attempt - 1))
+            await _wait_to_retry(exc, attempt, backoff)
 
 
 def _take_usage(chunk: Any, usage: Usage) -> None:

@@ -54,7 +54,8 @@ def tidy(error: str) -> str:
     for wrapper in _WRAPPERS:
         line = re.sub(rf"^{wrapper}: (litellm\.)?{wrapper}: ", "", line)
     line = re.sub(r"^(\w+): litellm\.\1: ", r"\1: ", line)  # "X: litellm.X: msg"
-    return re.sub(r"^litellm\.(\w+): ", r"\1: ", line)
+    line = re.sub(r"^litellm\.(\w+): ", r"\1: ", line)
+    return re.sub(r"^(\w+): (?:\1: )+", r"\1: ", line)  # "X: X: msg"
 
 
 def kind_of(status: str, reason: str) -> str:
