@@ -182,7 +182,8 @@ def run_until_stopped(
         if stopped is None:
             if time.monotonic() - t0 > timeout:
                 os.killpg(proc.pid, signal.SIGKILL)
-                raise TimeoutError(f"{args} did not reach {point} within {timeout} s")
+                said = (output.text("stdout") + output.text("stderr"))[-3000:]
+                raise TimeoutError(f"{args} did not reach {point} within {timeout} s: {said}")
             time.sleep(POLL)  # waiting on /proc: a condition polled, not a guessed delay
     if stopped is None:
         raise AssertionError(
