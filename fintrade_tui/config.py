@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from fintrade_tui.errors import UserError
 
-DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "config.yaml"
+DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "config.yaml"  # a checkout's
 
 
 class _Strict(BaseModel):
@@ -228,8 +228,10 @@ def _describe(err: ValidationError, path: Path) -> UserError:
 
 
 def load_config(path: Path | str | None = None, bundle: Path | str | None = None) -> Config:
-    """Load config.yaml; `FINTRADE_CONFIG` picks the file, `FINTRADE_BUNDLE`/`bundle` the data."""
-    path = Path(path or os.environ.get("FINTRADE_CONFIG") or DEFAULT_CONFIG).expanduser()
+    """Load config.yaml (which one: config_files.locate); `FINTRADE_BUNDLE`/`bundle` the data."""
+    from fintrade_tui.config_files import locate
+
+    path, base_dir = locate(path)
     if not path.is_file():
         raise UserError(str(path), "config file not found", "check FINTRADE_CONFIG or the path")
     try:
@@ -253,7 +255,7 @@ def load_config(path: Path | str | None = None, bundle: Path | str | None = None
         cfg = Config.model_validate(raw)
     except ValidationError as exc:
         raise _describe(exc, path) from None
-    base = path.resolve().parent
+    base = base_dir or path.resolve().parent
     bundle_override = bundle or os.environ.get("FINTRADE_BUNDLE")
     # an override from the command line or env is relative to the working directory
     cfg.bundle = (

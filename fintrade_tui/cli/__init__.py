@@ -22,6 +22,7 @@ from fintrade_tui.cli import (  # noqa: F401  (imported to register their comman
     runs,
     screenshot,
     serve,
+    settings,
     store,
     tui,
 )

@@ -63,7 +63,8 @@ def parse_day(value: str | None, name: str) -> date | None:
 
 class Ctx:
     def __init__(self, config: str | None, bundle: str | None) -> None:
-        self._config, self._bundle = config, bundle
+        # --config and --bundle as given (None when not): the config is loaded on first use
+        self.given_config, self.given_bundle = config, bundle
         self._cfg: Config | None = None
 
     @property
@@ -71,7 +72,7 @@ class Ctx:
         if self._cfg is None:
             from fintrade_tui.workspace.sharing import set_wait
 
-            self._cfg = load_config(self._config, self._bundle)
+            self._cfg = load_config(self.given_config, self.given_bundle)
             set_wait(self._cfg.workspace_wait)
         return self._cfg
 

@@ -97,9 +97,10 @@ def exports_dir(exports: Path | str | None = None) -> Path:
     try:
         return load_config().retrieval.exports
     except UserError:
-        from fintrade_tui.config import DEFAULT_CONFIG
+        from fintrade_tui.config_files import checkout_config, user_data
 
-        return DEFAULT_CONFIG.parent / "data" / "embedders"
+        checkout = checkout_config()
+        return (checkout.parent / "data" if checkout else user_data()) / "embedders"
 
 
 def model_path(name: str = PACKAGED) -> str:
