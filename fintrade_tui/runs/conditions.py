@@ -204,26 +204,30 @@ def _num(v: Any) -> str:
     return f"{v:,.0f}" if abs(v) >= 1e6 else f"{v:.6g}"
 
 
+_SPANS = {"FY": "fiscal year", "Q1": "quarter", "Q2": "quarter", "Q3": "quarter", "Q4": "quarter"}
+
+
 def _oracle_text(con, t: str, name: str, o: dict[str, Any]) -> str:
-    head = f"{t} {long_label(name)} = {_num(o.get('value'))}"
+    """One statement per figure, its period and the day it became known in one phrase: "AAPL
+    return on equity 1.6059 for the fiscal year ended 2024-09-28, from the 10-K filed
+    2024-11-01 (FY2024 FY; accession ...)". Said once: a small model read the figure stated
+    twice, with two dates, as two periods."""
+    head = f"{t} {long_label(name)} {_num(o.get('value'))}"
     if KIND.get(name) == "signal" or o.get("kind") == "signal":
-        return f"{head} — on the close of {_day(o.get('date'))}; source: {o.get('source')}"
+        return f"{head} at the close of {_day(o.get('date'))} (source: {o.get('source')})"
     acc = o.get("accession")
     form = None
     if acc:
         hit = con.execute("SELECT form FROM filings WHERE accession = ?", [acc]).fetchone()
         form = hit[0] if hit else None
-    parts = [f"{form or o.get('source')} FY{o.get('fiscal_year')} {o.get('fiscal_period')}"]
-    if o.get("period_end"):
-        parts.append(f"period ended {_day(o['period_end'])}")
-    verb = "filed" if acc else "available from"
-    parts.append(f"{verb} {_day(o.get('available_from'))}")
-    text = f"{head} — {', '.join(parts)}"
-    if acc:
-        text += f" (accession {acc})"
-    if form is None:
-        text += f"; source: {o.get('source')}" + (" (date estimated)" if o.get("estimated") else "")
-    return text
+    fiscal = f"FY{o.get('fiscal_year')} {o.get('fiscal_period')}"
+    span = _SPANS.get(str(o.get("fiscal_period")), "period")
+    text = head + (f" for the {span} ended {_day(o['period_end'])}" if o.get("period_end") else "")
+    known = _day(o.get("available_from"))
+    if form:
+        return f"{text}, from the {form} filed {known} ({fiscal}; accession {acc})"
+    estimated = ", date estimated" if o.get("estimated") else ""
+    return f"{text}, known from {known} ({fiscal}; source: {o.get('source')}{estimated})"
 
 
 def _oracle(q: Question, ctx: ConditionContext) -> Evidence:
@@ -245,6 +249,7 @@ def _oracle(q: Question, ctx: ConditionContext) -> Evidence:
             if name in RATIOS:
                 meta["definition"] = RATIOS[name]
             text = _oracle_text(ctx.con, t, name, o)
+            # the panel's line; the prompt shows the text alone, which says all of it
             title = f"{t} {long_label(name)} = {_num(o.get('value'))}"
             ev.items.append(
                 EvidenceItem(f"oracle:{t}:{name}", "oracle", text, title, t, when, meta)

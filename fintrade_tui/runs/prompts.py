@@ -144,18 +144,23 @@ def _as_of(q: Question) -> str:
 
 def _item_block(item: EvidenceItem, label: str | None, pieces: dict[str, str]) -> str:
     title = item.title or " ".join(x for x in (item.ticker, item.track) if x) or item.id
-    available = (
-        _fill(pieces["available"], {"date": item.available_from.isoformat()})
-        if item.available_from
-        else ""
-    )
+    day = item.available_from.isoformat() if item.available_from else ""
+    # what the item already says is not said again (a small model read a figure stated twice,
+    # "available from D" beside "period ended P", as two periods): a date the title or text
+    # names, a title whose every word the text holds (the Oracle's "AAPL ROE = 0.2588")
+    named = day and (day in title or day in item.text)
+    available = _fill(pieces["available"], {"date": day}) if day and not named else ""
+    said = set(re.findall(r"[\w.%()/-]+", item.text))
+    if set(re.findall(r"[\w.%()/-]+", title)) <= said:
+        title = ""
     values = {
         "title": _defang(title, DATA_TAG),
         "available": available,
         "text": _defang(item.text.strip(), DATA_TAG),
         "label": label or "",
     }
-    return _fill(pieces["item_cited" if label else "item_plain"], values)
+    piece = ("item_cited" if label else "item_plain") + ("" if title else "_untitled")
+    return _fill(pieces[piece], values)
 
 
 def _fit_items(

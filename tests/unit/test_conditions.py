@@ -22,8 +22,9 @@ from fintrade_tui.questions.resolve import Resolver
 from fintrade_tui.retrieval.index import Index
 from fintrade_tui.runs.conditions import ConditionContext, build_evidence
 from fintrade_tui.runs.indicator_rag import TABLE6
+from fintrade_tui.runs.prompts import build_prompt
 from fintrade_tui.runs.router import route
-from fintrade_tui.runs.tools import MAX_CALLS, TOOL_SPECS, call_tool, tool_item
+from fintrade_tui.runs.tools import MAX_CALLS, TOOL_SPECS, call_tool, long_label, tool_item
 from fintrade_tui.store.queries import signals_between, snapshot
 from fintrade_tui.workspace.evidence import CONDITIONS, approx_tokens
 from fintrade_tui.workspace.questions import RESOLVED, Question
@@ -141,7 +142,9 @@ def test_oracle_is_exactly_the_golden_values(ctx, questions) -> None:
                 else snap["signals"][name]
             )
             assert item.meta["value"] == want, (qid, name)
-            shown = float(item.text.split(" = ")[1].split()[0].replace(",", ""))
+            head = f"{item.ticker} {long_label(name)} "
+            assert item.text.startswith(head), item.text
+            shown = float(item.text.removeprefix(head).split()[0].replace(",", ""))
             assert item.track == "oracle" and shown == pytest.approx(want, rel=1e-5)
     assert questions["F1"].golden == ["roa", "roe", "earnings_price"]
     roa = build_evidence("oracle", questions["F1"], ctx).items[0]
@@ -151,6 +154,33 @@ def test_oracle_is_exactly_the_golden_values(ctx, questions) -> None:
     before = {i.id: i for i in build_evidence("oracle", questions["H-before"], ctx).items}
     assert day["oracle:AAPL:roa"].meta["accession"] == TEN_K
     assert before["oracle:AAPL:roa"].meta["accession"] != TEN_K
+
+
+def test_oracle_states_each_figure_once_with_its_period_and_filing_date(ctx, questions) -> None:
+    """One statement per figure: the value once, its period and the day it became known in one
+    phrase, and the prompt adds no second date (a small model read "available from D" beside
+    "period ended P" as two periods)."""
+    q = questions["H-day"]  # AAPL as of 2024-11-01, the day its FY2024 10-K was filed
+    items = {i.meta["indicator"]: i for i in build_evidence("oracle", q, ctx).items}
+    for name in ("roa", "roe"):
+        i = items[name]
+        value = f"{i.meta['value']:.6g}"
+        assert i.title == f"AAPL {long_label(name)} = {value}"  # the evidence panel's line
+        assert i.text == (
+            f"AAPL {long_label(name)} {value} for the quarter ended 2024-09-28, from the 10-K"
+            f" filed 2024-11-01 (FY2024 Q4; accession {TEN_K})"
+        )
+    rsi = items["rsi_14"]
+    assert rsi.text.startswith(f"AAPL {long_label('rsi_14')} {rsi.meta['value']:.6g}")
+    assert "at the close of 2024-11-01 (source: " in rsi.text
+    block = build_prompt(q, build_evidence("oracle", q, ctx), "L5").messages[1]["content"]
+    evidence = block.split("<evidence>")[1].split("</evidence>")[0]
+    assert "available from" not in evidence
+    assert evidence.count("[E1] AAPL ") == 1 and "=" not in evidence  # the text alone
+    for i in items.values():  # each figure and each date once in the prompt
+        assert evidence.count(f"{i.meta['value']:.6g}") == 1
+    ratios = [i for i in items.values() if i.meta.get("period_end")]
+    assert len(ratios) == 2 and evidence.count("2024-09-28") == 2  # each ratio's period once
 
 
 def test_oracle_supplied_context_becomes_context_items(ctx) -> None:

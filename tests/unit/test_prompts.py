@@ -4,6 +4,7 @@ delimiters, brace safety, best-of-N selection parsing. Pure unit tests: no store
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import date
 
 import pytest
@@ -132,8 +133,23 @@ def test_l5_labels_items_in_order_and_asks_for_citations() -> None:
     data = block(p)
     assert data.index("[E1] AAPL 10-K filed 2024-11-01, item 1") < data.index("[E2]")
     assert data.index("[E2] AAPL 10-K filed 2024-11-01, item 2") < data.index("[E3]")
-    assert "(available from 2024-11-01)" in data
+    assert "available from" not in data  # each title names its filing day already
     assert "do not invent numbers" in p.text and "missing" in p.text
+
+
+def test_an_item_that_does_not_name_its_day_says_when_it_became_known() -> None:
+    market = replace(item(1), track="market", title="AAPL market 2024-10", id="m1")
+    data = block(build_prompt(question(), evidence(market, item(2)), "L5"))
+    assert "[E1] AAPL market 2024-10 (available from 2024-11-01)" in data
+    assert "[E2] AAPL 10-K filed 2024-11-01, item 2\n" in data
+
+
+def test_an_item_whose_text_says_its_title_is_shown_by_its_text_alone() -> None:
+    text = "AAPL ROE 0.2588 for the quarter ended 2024-09-28, from the 10-K filed 2024-11-01"
+    figure = replace(item(1, text), title="AAPL ROE = 0.2588", track="oracle")
+    data = block(build_prompt(question(), evidence(figure, item(2), condition="oracle"), "L5"))
+    assert f"[E1] {text}\n" in data and data.count("0.2588") == 1
+    assert "[E2] AAPL 10-K filed 2024-11-01, item 2\nw2_0" in data  # a title it lacks stays
 
 
 def test_l5_l6_without_evidence_say_so_instead_of_citing() -> None:
