@@ -278,6 +278,8 @@ class ArenaScoring:
             await judge_runs(self.cfg, self.app.workspace_connection(), runs, on_done=on_done)
         except Exception as exc:
             self.say(f"judge: {llm.error_text(exc)}", error=True)
+        else:
+            self.show_progress()  # judged: n of m answers scored
         finally:
             for p in panes:
                 p.judging = False

@@ -130,6 +130,33 @@ def status_line(
     return f"{line} — {error}" if error and error != status else line
 
 
+PANE_DONE = ("completed", "error", "timeout", "cancelled", "interrupted")
+
+
+def progress_line(panes: list[tuple[str, str, bool]]) -> str:
+    """The Arena's status line, from its panes' (label, status, judged): `running: 1 of 3
+    done · RAG, Oracle answering`, then `done: 3 of 3 completed · j judges` (failures and
+    cancels counted, `R retries`), then `judged: 3 of 3 answers scored`. "" while no pane has
+    started (the line keeps what it said: the question, getting ready)."""
+    total = len(panes)
+    active = [label for label, status, _ in panes if status not in (*PANE_DONE, "idle")]
+    done = [status for _, status, _ in panes if status in PANE_DONE]
+    if active:
+        return f"running: {len(done)} of {total} done · {', '.join(active)} answering"
+    if not done:
+        return ""
+    completed = done.count("completed")
+    judged = sum(1 for _, status, j in panes if j and status == "completed")
+    failed = sum(s in ("error", "timeout", "interrupted") for s in done)
+    cancelled = done.count("cancelled")
+    if completed and judged == completed and not failed:
+        return f"judged: {judged} of {total} answers scored"
+    line = f"done: {completed} of {total} completed"
+    line += f", {failed} failed (R retries)" if failed else ""
+    line += f", {cancelled} cancelled" if cancelled else ""
+    return line + (" · j judges" if completed and not judged else "")
+
+
 def record_status(run: dict[str, Any], hide_timings: bool = False) -> str:
     """The status line of a stored run (replay): its timings as recorded."""
     ttft, dur, out = run.get("ttft"), run.get("duration"), run.get("tokens_out")

@@ -231,16 +231,16 @@ class ArenaOpening:
         app = self.app
 
         def say(msg: str) -> None:
-            app.call_from_thread(self.say, f"getting ready: {msg}")
+            app.call_from_thread(self._getting_ready, f"getting ready: {msg}")
 
         rag = any(p.condition == "rag" for p in panes)
-        self.say(f"getting ready: {', '.join(m.name for m in models)} reading the question…")
+        self._getting_ready(f"getting ready: {', '.join(m.name for m in models)} reading…")
         try:
             await asyncio.to_thread(
                 prepare, self.cfg, q, models, self.level, rag, say, None, stop.is_set
             )
-            if self.question is q and not any(p.running for p in self.panes()):
-                self.say("ready: the model has read the question (r runs every pane)")
+            if self.question is q:
+                self._getting_ready("ready: the model has read the question (r runs every pane)")
         except asyncio.CancelledError:
             stop.set()
             raise
@@ -248,6 +248,11 @@ class ArenaOpening:
             self.say(f"could not prepare: {llm.error_text(exc)}"[:200], error=True)
         if rag and hasattr(self.app, "follow_indexing"):
             self.app.follow_indexing()
+
+    def _getting_ready(self, line: str) -> None:
+        """Preparation's news, until a pane starts: from then the line follows the panes."""
+        if all(p.status == "idle" for p in self.panes()):
+            self.say(line)
 
     async def _show_replay(self, data: dict[str, Any]) -> None:
         q = data["question"]

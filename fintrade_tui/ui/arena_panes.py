@@ -13,6 +13,7 @@ from fintrade_tui.ui.arena_model import (
     cycle,
     look_ahead_note,
     pane_label,
+    progress_line,
     toggle,
 )
 from fintrade_tui.ui.panes import AnswerPane
@@ -27,6 +28,14 @@ class ArenaPanes:
     level: str
     records: list[dict[str, Any]]
     current: AnswerPane | None
+
+    def show_progress(self) -> None:
+        """The status line follows the panes: running n of m, done, judged."""
+        if line := progress_line([(p.label, p.status, p.judge is not None) for p in self.panes()]):
+            self.say(line)  # type: ignore[attr-defined]
+
+    def on_answer_pane_status_changed(self, event: AnswerPane.StatusChanged) -> None:
+        self.show_progress()
 
     async def _build_panes(self) -> None:
         box = self.query_one("#panes")

@@ -65,12 +65,13 @@ def kind_of(status: str, reason: str) -> str:
     for kind, names in _KINDS:
         if name in names:
             return kind
-    if re.search(r"\b429\b", reason):
-        return "rate_limit"
-    if re.search(r"\b5\d\d\b", reason) and "Error" in name:
-        return "server"
     if name == "UserError" and ".gguf" in reason:
         return "model_file"  # weights.ensure / local.register name the file and the fix
+    # a status code standing alone, not part of a path or name ("pytest-511", "v429.json")
+    if re.search(r"(?<![\w/.-])429(?![\w/.-])", reason):
+        return "rate_limit"
+    if re.search(r"(?<![\w/.-])5\d\d(?![\w/.-])", reason) and "Error" in name:
+        return "server"
     return "error"
 
 

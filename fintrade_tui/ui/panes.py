@@ -61,6 +61,13 @@ class AnswerPane(Vertical, can_focus=True):
         Binding("end", "scroll('end')", show=False),
     ]
 
+    class StatusChanged(Message):
+        """The pane's run moved on (started, streaming, ended): the screen's line follows."""
+
+        def __init__(self, pane: AnswerPane) -> None:
+            super().__init__()
+            self.pane = pane
+
     class Focused(Message):
         """The pane took focus: the evidence panel follows it."""
 
@@ -269,8 +276,11 @@ class AnswerPane(Vertical, can_focus=True):
         self.load_flags()
 
     def set_status(self, status: str) -> None:
+        changed = status != self.status
         self.status = status
         self.refresh_status()
+        if changed:
+            self.post_message(self.StatusChanged(self))
 
     def refresh_status(self) -> None:
         """Redraw the status line (timings tick while running); a fault's reason is in its

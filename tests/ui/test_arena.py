@@ -126,6 +126,12 @@ def _labels(screen: Any) -> list[str]:
 
 
 # -- flows -----------------------------------------------------------------------------------
+
+
+def _status(arena) -> str:
+    return str(arena.query_one("#arena-status").content)
+
+
 async def test_three_conditions_stream_complete_and_are_stored(cfg: Config) -> None:
     app = ArenaApp(cfg, question_id="T-ARENA")
     async with app.run_test(size=(150, 40)) as pilot:
@@ -147,6 +153,8 @@ async def test_three_conditions_stream_complete_and_are_stored(cfg: Config) -> N
             )
             status = str(pane.query_one(".pane-status").content)
             assert status.startswith("completed · ttft") and "tok/s" in status
+        # the screen's line follows the panes (it said "getting ready" before `r`)
+        assert _status(arena) == "done: 3 of 3 completed · j judges"
         # the evidence panel follows the focused pane; Enter opens the passage in a modal
         await pilot.press("right", "right")
         assert arena.current.condition == "oracle"
@@ -175,9 +183,16 @@ async def test_cancel_mid_stream_records_cancelled(cfg: Config, gate: asyncio.Ev
             lambda: all(p.markdown.source.strip() == held for p in arena.panes()),
             what="every pane holding the answer's first words",
         )
+        running = "running: 0 of 3 done · No-RAG, Indicator-RAG, Oracle answering"
+        await until(pilot, lambda: _status(arena) == running, what="the line: three running")
         await pilot.press("x")  # the focused pane only
         await until(pilot, lambda: not first.running, what="the focused pane to stop")
         assert first.status == "cancelled"
+        await until(
+            pilot,
+            lambda: _status(arena).startswith("running: 1 of 3 done · Indicator-RAG, Oracle"),
+            what="the line counting the cancelled pane done",
+        )
         assert all(p.running for p in others)
         row = RunStore(app.workspace_connection()).get(first.run_id)
         assert row["status"] == "cancelled"
@@ -185,12 +200,14 @@ async def test_cancel_mid_stream_records_cancelled(cfg: Config, gate: asyncio.Ev
         await pilot.press("X")  # cancel all
         await settle(pilot)
         assert [p.status for p in others] == ["cancelled", "cancelled"]
+        assert _status(arena) == "done: 0 of 3 completed, 3 cancelled"
         # re-run the focused pane, the gate open: it completes while the others stay cancelled
         gate.set()
         await pilot.press("e")
         await settle(pilot)
         assert first.status == "completed" and first.markdown.source.strip() == ANSWER
         assert [p.status for p in others] == ["cancelled", "cancelled"]
+        assert _status(arena) == "done: 1 of 3 completed, 2 cancelled · j judges"
         assert app.is_running
 
 
@@ -283,6 +300,7 @@ async def test_judge_inline_with_audit_and_disagreement(cfg: Config) -> None:
         await pilot.press("escape")
         await pilot.press("j")
         await settle(pilot)
+        assert _status(arena) == "judged: 3 of 3 answers scored"
         first = arena.panes()[0]
         assert first.judge["status"] == "ok" and first.judge["accuracy"] == 5
         text = first.query_one(".pane-scores").content

@@ -233,7 +233,8 @@ async def test_a_missing_local_model_file_names_the_file_and_the_fix(cfg: Config
             )
             await pilot.pause()
             assert _text(faulty, ".pane-fault").splitlines()[0] == first
-            assert "retrying" in str(app.screen.query_one("#arena-status").content)
+            line = str(app.screen.query_one("#arena-status").content)
+            assert line == "done: 1 of 2 completed, 1 failed (R retries) · j judges"
             assert app.is_running and good.status == "completed"
         finally:
             GATE["good"].set()
@@ -276,3 +277,9 @@ def test_fault_text_from_error_lines() -> None:
     assert (t.kind, t.reason, t.cut) == ("timeout", "no complete answer within 60 s", False)
     assert fault("error", "BadRequestError: litellm.BadRequestError: nope").kind == "error"
     assert fault("error", "APIError: status 503 from upstream").kind == "server"
+    # a number inside a path is not a status code: pytest's temp folder pytest-511 made a
+    # missing GGUF read as a server error
+    gguf = "UserError: /tmp/pytest-of-root/pytest-511/m/q.gguf: not assembled yet (fix: make model)"
+    assert fault("error", gguf).kind == "model_file"
+    assert fault("error", "APIError: cannot read /data/run-429/log-503.json").kind == "error"
+    assert tidy("APIConnectionError: APIConnectionError: reset") == "APIConnectionError: reset"
