@@ -4,7 +4,8 @@ data-URI images, no script and nothing fetched at view time.
 
 Rendered with jinja2 templates (templates/*.html.j2) under autoescaping: every answer, passage,
 question and reason from outside is text on the page (its control characters made visible by
-`safe_text.printable`), never markup. Numbers come from the same rooms the TUI reads: the case
+`safe_text.printable`), never markup; answers and reference answers are Markdown drawn as HTML
+with raw HTML escaped (markdown_html.py). Numbers come from the same rooms the TUI reads: the case
 data (case_data.py), the accuracy table (stats.tables), the company quarter and chart series
 (store.company). The file is written atomically and passes through `runs.redact`.
 """
@@ -25,6 +26,7 @@ from fintrade_tui import redact
 from fintrade_tui.config import Config
 from fintrade_tui.exports.case_data import CaseData, add_companies, load_case, resolve_runs
 from fintrade_tui.exports.case_study import fmt_value
+from fintrade_tui.exports.markdown_html import markdown_html, marked_markdown_html
 from fintrade_tui.safe_text import printable
 from fintrade_tui.workspace.evidence import LABELS
 from fintrade_tui.workspace.scores import DIMENSIONS
@@ -53,6 +55,7 @@ def _env() -> Any:
         lstrip_blocks=True,
     )
     env.filters["v"] = fmt_value
+    env.filters["md"] = markdown_html  # Markdown as safe HTML: references
     env.filters["text"] = lambda s: printable("" if s is None else str(s))
     env.filters["pct"] = lambda x: "—" if x is None else f"{x:.1f}"
     env.filters["label"] = lambda c: LABELS.get(c, c)
@@ -133,7 +136,7 @@ def _run(run: dict[str, Any], data: CaseData) -> dict[str, Any]:
         **run,
         "label": LABELS.get(run["condition"], run["condition"]),
         "error_line": error.splitlines()[0] if error else None,
-        "parts": answer_parts(run.get("answer"), audit),
+        "answer_html": marked_markdown_html(answer_parts(run.get("answer"), audit)),
         "audit": audit,
         "ev": _evidence(run),
         "checks": data.checks.get(run["id"]),

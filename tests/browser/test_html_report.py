@@ -22,7 +22,12 @@ from fintrade_tui.stats.tables import fmt_cell
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.run_records import RunStore
 from tests.unit.test_failures_export import populate
-from tests.unit.test_html_export import _cfg_file, add_hostile_run, case_cfg  # noqa: F401
+from tests.unit.test_html_export import (  # noqa: F401
+    REFERENCE_MD,
+    _cfg_file,
+    add_hostile_run,
+    case_cfg,
+)
 
 pytestmark = pytest.mark.browser
 CASE = ["r01", "r02", "r08", "r09"]
@@ -113,6 +118,31 @@ def test_hostile_text_renders_as_text_and_runs_nothing(
     # the hostile run's closing tags did not end its pane: the next content is outside it
     assert page.locator("#run-r09 h4", has_text="Evidence").count() == 1
     assert errors == [] and page.blocked == []
+
+
+def test_a_markdown_reference_renders_headings_and_bold_and_its_script_stays_text(
+    built_store: Config, tmp_path: Path, offline_page
+) -> None:
+    """The benchmark's reference answer (Markdown, as the seeds' are) drawn as HTML elements;
+    a `<script>` in it is text on the page and runs nothing."""
+    cfg = built_store.model_copy(deep=True)
+    cfg.workspace = tmp_path / "workspace.duckdb"
+    with open_workspace(cfg.workspace) as con:
+        populate(con)
+        con.execute("UPDATE questions SET reference_answer = ? WHERE id = 'F1'", [REFERENCE_MD])
+    cfg = _cfg_file(cfg, tmp_path)
+    out = tmp_path / "reference.html"
+    _export(cfg, out, "r01")
+    page = offline_page
+    page.goto(out.as_uri())
+    page.wait_for_load_state("load")
+    ref = page.locator(".reference-answer")
+    assert ref.locator("h3").inner_text() == "Why"
+    assert ref.locator("strong").inner_text() == "very high"
+    assert ref.locator("li").count() == 2 and ref.locator("a").count() == 0
+    assert "<script>window.__pwned = 3</script>" in ref.inner_text()
+    assert page.locator("script").count() == 0
+    assert page.evaluate("typeof window.__pwned") == "undefined" and page.blocked == []
 
 
 def test_a_view_report_shows_report_json_cells(

@@ -132,7 +132,9 @@ def test_a_case_study_holds_every_pane_evidence_score_audit_and_the_company(
 
 def test_hostile_answers_passages_and_reasons_stay_text(case_cfg: Config, tmp_path: Path) -> None:
     page = _write(case_cfg, ["r09"], tmp_path / "hostile.html")
-    assert "<script" not in page and "onerror=" not in page.replace("onerror=&#34;", "")
+    # the attribute as text: its quote escaped by jinja (&#34;) or by the Markdown renderer
+    quoted = page.replace("onerror=&#34;", "").replace("onerror=&quot;", "")
+    assert "<script" not in page and "onerror=" not in quoted
     assert "<img src=x" not in page and "<b>bold?</b>" not in page
     shown = "<script>window.__pwned = 1</script></div></section><b>bold?</b>"
     assert visible(page).count(shown) == 3  # the answer, the passage, the judge's reason
@@ -244,3 +246,31 @@ def test_bad_export_requests_are_one_line(
     lines = res.output.strip().splitlines()
     assert len(lines) == 1 and message in lines[0]
     assert not list(tmp_path.rglob("*.html"))
+
+
+REFERENCE_MD = (
+    "### Why\n\nApple's ROE is **very high** (about 1.6):\n\n- buybacks shrink equity\n"
+    "- <script>window.__pwned = 3</script> [x](javascript:alert(1))\n"
+)
+
+
+def test_markdown_is_drawn_as_html_and_raw_html_in_it_stays_text() -> None:
+    from fintrade_tui.exports.markdown_html import markdown_html, marked_markdown_html
+
+    html = str(markdown_html(REFERENCE_MD))
+    assert "<h3>Why</h3>" in html and "<strong>very high</strong>" in html
+    assert html.count("<li>") == 2
+    assert "<script" not in html and "&lt;script&gt;window.__pwned = 3&lt;/script&gt;" in html
+    assert "javascript:" not in html.replace("[x](javascript:alert(1))", "")  # no such link
+    assert "\ue000" not in str(markdown_html("a \ue000 0\ue001 b\ue002"))  # no fences from text
+    # the audit's marks inside Markdown: a bold figure in a list item keeps both
+    parts = [
+        {"text": "- ROE was **", "claim": None},
+        {"text": "0.90", "claim": {"verdict": "CONTRADICTED", "why": 'store "1.6"'}, "cls": "bad"},
+        {"text": "** in FY2024", "claim": None},
+    ]
+    marked = str(marked_markdown_html(parts))
+    assert marked == (
+        '<ul>\n<li>ROE was <strong><mark class="audit bad" title="CONTRADICTED: store'
+        ' &quot;1.6&quot;">0.90</mark></strong> in FY2024</li>\n</ul>\n'
+    )
