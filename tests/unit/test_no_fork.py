@@ -6,7 +6,6 @@ also turns them off, so it is unset here."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -15,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from fintrade_tui.config import Config
-from tests.conftest import needs_bundle, write_config
+from tests.conftest import needs_bundle
+from tests.unit.test_runs import small_rag_config
 
 ANSWER = "AAPL's ROE was about 1.6 at the end of FY2024."
 # every fork of the process (multiprocessing's or not) noted on stderr
@@ -31,14 +31,7 @@ WATCH = (
 @pytest.mark.long  # index, ask and run as real binaries, embedding AAPL's filings
 @needs_bundle
 def test_index_ask_and_run_fork_nothing_and_warn_of_none(built_store: Config, tmp_path: Path):
-    extra = (
-        f"workspace: {tmp_path / 'ws.duckdb'}\n"
-        f"retrieval: {{index: {tmp_path / 'lancedb'}, child_tokens: 1000, "
-        "market_since: 2025-06-01, embed_tokens: 16}\n"
-        "models:\n  mock:\n    model: openai/gpt-4o-mini\n"
-        f"    extra: {{mock_response: {json.dumps(ANSWER)}}}\n"
-    )
-    config = write_config(tmp_path / "cfg", built_store.bundle, built_store.store, extra)
+    config = small_rag_config(built_store, tmp_path, ANSWER)
     (tmp_path / "home").mkdir()  # the analytics stay off where there is no home folder
     env = {k: v for k, v in os.environ.items() if k != "CI"}
     env |= {"HOME": str(tmp_path / "home"), "PYTHONWARNINGS": "default"}

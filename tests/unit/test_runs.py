@@ -263,6 +263,25 @@ def test_tool_use_calls_are_recorded_with_arguments_and_results(
     assert "tool:1:get_fundamental" in [i["id"] for i in native["evidence"]["items"]]
 
 
+def small_rag_config(built_store: Config, tmp_path: Path, answer: str) -> Path:
+    """A config over the shared store with a fresh workspace and index, and a `mock` model
+    answering `answer`. The index is built as always, from fewer and shorter texts: big
+    chunks, recent market chunks only, and 16 word pieces of each embedded (the fewest
+    allowed; its users assert that RAG found evidence, not how well it ranks)."""
+    import json
+
+    from tests.conftest import write_config
+
+    extra = (
+        f"workspace: {tmp_path / 'ws.duckdb'}\n"
+        f"retrieval: {{index: {tmp_path / 'lancedb'}, child_tokens: 1000, "
+        "market_since: 2025-06-01, embed_tokens: 16}\n"
+        "models:\n  mock:\n    model: openai/gpt-4o-mini\n"
+        f"    extra: {{mock_response: {json.dumps(answer)}}}\n"
+    )
+    return write_config(tmp_path / "cfg", built_store.bundle, built_store.store, extra)
+
+
 def test_ask_on_a_fresh_workspace_builds_what_it_needs(built_store: Config, tmp_path: Path):
     """`ask` with no questions imported and no index: it imports the seeds, indexes the
     question's tickers, streams every condition and stores one run each."""
@@ -271,19 +290,8 @@ def test_ask_on_a_fresh_workspace_builds_what_it_needs(built_store: Config, tmp_
     from click.testing import CliRunner
 
     from fintrade_tui.cli import main
-    from tests.conftest import write_config
 
-    # the index is built as always, from fewer and shorter texts: big chunks, recent market
-    # chunks only, and 16 word pieces of each embedded (the fewest allowed; what is asserted
-    # is that RAG found evidence, not how well it ranks)
-    extra = (
-        f"workspace: {tmp_path / 'ws.duckdb'}\n"
-        f"retrieval: {{index: {tmp_path / 'lancedb'}, child_tokens: 1000, "
-        "market_since: 2025-06-01, embed_tokens: 16}\n"
-        "models:\n  mock:\n    model: openai/gpt-4o-mini\n"
-        f"    extra: {{mock_response: {json.dumps(ANSWER)}}}\n"
-    )
-    config = write_config(tmp_path / "cfg", built_store.bundle, built_store.store, extra)
+    config = small_rag_config(built_store, tmp_path, ANSWER)
     res = CliRunner().invoke(
         main, ["--config", str(config), "ask", "F1", "-c", "no_rag,rag,oracle", "-m", "mock"]
     )
