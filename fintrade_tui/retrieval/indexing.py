@@ -42,6 +42,21 @@ def eligible(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date | None) ->
     return [r[0] for r in rows]
 
 
+def eligible_by_ticker(
+    con: duckdb.DuckDBPyConnection, tickers: list[str], as_of: date | None
+) -> dict[str, list[str]]:
+    """`eligible` for many tickers in one query (a universe question names ~100)."""
+    rows = con.execute(
+        "SELECT ticker, accession FROM filings WHERE list_contains(?, ticker)"
+        " AND (? IS NULL OR filed <= ?) ORDER BY filed DESC, accession",
+        [list(tickers), as_of, as_of],
+    ).fetchall()
+    out: dict[str, list[str]] = {t: [] for t in tickers}
+    for t, acc in rows:
+        out[t].append(acc)
+    return out
+
+
 def unindexed(index: Index, con: duckdb.DuckDBPyConnection, accessions: list[str]) -> list[str]:
     """The accessions whose current text is not in the index (new, changed, or never built)."""
     m = index.manifest()
@@ -60,7 +75,7 @@ def needs_market(index: Index, tickers: list[str]) -> list[str]:
 def coverage(cfg: Config, con: duckdb.DuckDBPyConnection, tickers: list[str], as_of: date) -> str:
     """A note for the evidence when retrieval could not yet see every eligible filing."""
     index = Index(cfg)
-    want = [a for t in tickers for a in eligible(con, t, as_of)]
+    want = [a for t, acc in eligible_by_ticker(con, tickers, as_of).items() for a in acc]
     missing = unindexed(index, con, want)
     if not missing:
         return ""

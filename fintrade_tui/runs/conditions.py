@@ -101,10 +101,21 @@ def _rag(q: Question, ctx: ConditionContext) -> Evidence:
     start, end = _window(q)
     # a one-day window would leave the market track empty: retrieval's default lookback instead
     window = (start, end) if start else None
-    tickers, dropped, rows = list(dict.fromkeys(q.tickers)), [], []
-    budget = ctx.cfg.runs.context_tokens
+    from fintrade_tui.retrieval.index import Index
+
+    index = Index(ctx.cfg)
+    if not index.manifest_path.is_file():
+        ev.notes.append(f"the retrieval index at {index.path} was never built: no passages")
+        return ev
+    # the tickers the index lacks left out at once (a question over the universe names ~100;
+    # asking retrieval with each in turn cost a search per missing ticker)
+    held = index.tickers()
+    tickers = [t for t in dict.fromkeys(q.tickers) if t in held]
+    dropped = [t for t in dict.fromkeys(q.tickers) if t not in held]
+    rows: list[dict[str, Any]] = []
     while tickers:
         try:
+            budget = ctx.cfg.runs.context_tokens
             rows = retrieve(
                 ctx.cfg, q.text, tickers, q.as_of, window, token_budget=budget, mode="hybrid"
             )
@@ -116,7 +127,7 @@ def _rag(q: Question, ctx: ConditionContext) -> Evidence:
             gone = [t for t in tickers if e.where == f"ticker {t!r}"]
             if e.problem != NOT_INDEXED or not gone:
                 raise
-            tickers.remove(gone[0])  # retrieval names one missing ticker at a time
+            tickers.remove(gone[0])  # held by the manifest, yet no chunk in the tables
             dropped.append(gone[0])
     if dropped:
         ev.notes.append(f"not in the retrieval index, left out: {some_names(dropped)}")

@@ -197,8 +197,6 @@ def test_oracle_supplied_context_becomes_context_items(ctx) -> None:
 @pytest.mark.parametrize("condition", CONDITIONS)
 def test_nothing_after_as_of(ctx, questions, condition: str) -> None:
     for qid, q in questions.items():
-        if condition == "rag" and q.scope == "market_scan" and qid != "F23":
-            continue  # one scan is enough for retrieval (each ticker costs a retry)
         ev = build_evidence(condition, q, ctx)
         for item in ev.items:
             assert item.available_from is not None and item.available_from <= q.as_of, item.id
@@ -228,6 +226,31 @@ def test_rag_items_and_missing_tickers(ctx, questions) -> None:
     never.cfg.retrieval.index = ctx.cfg.retrieval.index.parent / "none"
     ev = build_evidence("rag", questions["H-day"], never)
     assert ev.items == [] and "never built" in ev.notes[0]
+
+
+def test_rag_over_the_universe_leaves_out_unindexed_tickers_in_one_search(
+    ctx, questions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scan names ~100 tickers, this index holds AAPL alone: one search, over AAPL, and one
+    note naming the rest (asking retrieval with each in turn cost a search per ticker)."""
+    from fintrade_tui.retrieval import search
+
+    scan = questions["T2"]
+    assert "AAPL" in scan.tickers and len(scan.tickers) > 50
+    searched: list[list[str]] = []
+    real = search.retrieve
+
+    def counted(cfg, text, tickers, *args, **kwargs):
+        searched.append(list(tickers))
+        return real(cfg, text, tickers, *args, **kwargs)
+
+    monkeypatch.setattr(search, "retrieve", counted)
+    ev = build_evidence("rag", scan, ctx)
+    assert searched == [["AAPL"]]
+    assert ev.items and {i.ticker for i in ev.items} == {"AAPL"}
+    (note,) = [n for n in ev.notes if n.startswith("not in the retrieval index, left out: ")]
+    others = [t for t in scan.tickers if t != "AAPL"]
+    assert note.endswith(f"{', '.join(others[:20])} and {len(others) - 20} more")
 
 
 def test_indicator_rag_ignores_golden_and_fits_budget(ctx, questions) -> None:
