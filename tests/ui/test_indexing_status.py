@@ -6,6 +6,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from fintrade_tui.config import Config, load_config
 from fintrade_tui.retrieval import indexing
 from fintrade_tui.ui.app import FinTradeApp
@@ -45,6 +47,7 @@ async def test_index_in_background_queues_every_filing_company(
     assert queued == [want] and len(want) == 7
 
 
+@pytest.mark.long  # the background indexer embeds a company's filings
 async def test_title_shows_progress_then_a_ready_notice(built_store, tmp_path) -> None:
     cfg = _cfg(built_store, tmp_path)
     app = FinTradeApp(cfg)

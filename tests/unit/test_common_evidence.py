@@ -120,6 +120,7 @@ def _answer_free(messages: list[dict], answer: str) -> list[dict]:
     return [m | {"content": m["content"].replace(shown, "<ANSWER>")} for m in messages]
 
 
+@pytest.mark.long  # RAG on the embedder, judged under both protocols
 @needs_bundle
 def test_no_rag_and_rag_judged_under_both_protocols(setup, monkeypatch) -> None:
     cfg, path, qs = setup

@@ -19,8 +19,10 @@ pytestmark = needs_bundle
 ANSWER = "Apple's ROE was high as of the quarter; see the evidence."
 
 
-@pytest.fixture
-def config(built_store: Config, tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def config(built_store: Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One workspace for the module: the seeds are imported once (the first `ask`)."""
+    tmp_path = tmp_path_factory.mktemp("exit-codes")
     extra = (
         f"workspace: {tmp_path / 'ws.duckdb'}\n"
         "runs: {retries: 0, backoff: 0.01}\n"

@@ -111,6 +111,7 @@ def test_range_bounds_and_in_progress_periods(con) -> None:
     assert f"(adj close {jul.start} " in jul.text.splitlines()[1]
 
 
+@pytest.mark.long  # a sweep: every ticker's market chunks over a year
 def test_whole_store_ids_unique_and_available_on_last_day(con) -> None:
     # every ticker of the store from the default start to the end of that year: the same
     # all-tickers path and 3,000 chunks, at a third of the whole store's cost

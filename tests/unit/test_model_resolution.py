@@ -48,6 +48,7 @@ def _counted(config: Path, *args: str) -> dict[str, int]:
     return dict(resolution.RESOLUTIONS)
 
 
+@pytest.mark.long  # a sweep: ask, run, judge and the rest, each on its models
 def test_each_command_resolves_each_model_once(config: Path) -> None:
     conditions = "no_rag,oracle,tool_use"
     assert _counted(config, "ask", "F1", "-c", conditions, "-m", "one", "--json") == {"one": 1}

@@ -282,6 +282,7 @@ def small_rag_config(built_store: Config, tmp_path: Path, answer: str) -> Path:
     return write_config(tmp_path / "cfg", built_store.bundle, built_store.store, extra)
 
 
+@pytest.mark.long  # builds an index: the embedder over AAPL's filings
 def test_ask_on_a_fresh_workspace_builds_what_it_needs(built_store: Config, tmp_path: Path):
     """`ask` with no questions imported and no index: it imports the seeds, indexes the
     question's tickers, streams every condition and stores one run each."""

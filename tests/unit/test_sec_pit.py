@@ -165,6 +165,7 @@ def test_seed_coverage_rises_and_no_seed_loses_any(built_store, con) -> None:
     assert [q for q in before if order[after[q]] < order[before[q]]] == []
 
 
+@pytest.mark.long  # a sweep: snapshots of every SEC ticker at random days
 def test_random_snapshots_never_use_a_sec_row_filed_after_their_date(con) -> None:
     first: dict[tuple[str, str], str] = {}  # (ticker, period_end) -> the earliest day the file
     for p in SEC.glob("*.csv"):  # makes the row available
