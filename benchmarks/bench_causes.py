@@ -6,9 +6,9 @@ cause × category × condition table, and each step's time.
     .venv/bin/python -m benchmarks.bench_causes [--per-category 3] [--model local-tiny]
         [--store data/fintrade.duckdb] [--bundle ../shared/data]
 
-It writes a workspace of its own in a temp folder; the retrieval index and the embedder's
-exports are the project's (`data/lancedb`, `data/embedders`, as `make demo` leaves them),
-built on first use by the RAG runs as `run` builds them.
+It writes a workspace of its own in a temp folder; the local models, the retrieval index and
+the embedder's exports are the project's (`data/models`, `data/lancedb`, `data/embedders`, as
+`make demo` leaves them), the index built on first use by the RAG runs as `run` builds it.
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ def main() -> None:
     seeds = [f"{c}{i}" for c in ("F", "T", "FT") for i in range(1, args.per_category + 1)]
     with tempfile.TemporaryDirectory(prefix="bench-causes-") as td:
         data = Path("data").resolve()
-        shared = f"retrieval:\n  index: {data / 'lancedb'}\n  exports: {data / 'embedders'}\n"
+        shared = f"model_dir: {data / 'models'}\n"
+        shared += f"retrieval:\n  index: {data / 'lancedb'}\n  exports: {data / 'embedders'}\n"
         config = harness.write_config(Path(td), args.bundle, store, extra=shared)
         steps: dict[str, float] = {}
         steps["run"], _ = harness.cli(
