@@ -34,18 +34,21 @@ def first_filings(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date | Non
 
 def eligible(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date | None) -> list[str]:
     """Every filing of `ticker` filed on or before `as_of`, newest first."""
-    rows = con.execute(
-        "SELECT accession FROM filings WHERE ticker = ? AND (? IS NULL OR filed <= ?)"
-        " ORDER BY filed DESC, accession",
-        [ticker, as_of, as_of],
-    ).fetchall()
-    return [r[0] for r in rows]
+    return eligible_by_ticker(con, [ticker], as_of)[ticker]
+
+
+def eligible_all(
+    con: duckdb.DuckDBPyConnection, tickers: list[str], as_of: date | None
+) -> list[str]:
+    """`eligible` of each ticker in turn (in one query)."""
+    return [a for acc in eligible_by_ticker(con, tickers, as_of).values() for a in acc]
 
 
 def eligible_by_ticker(
     con: duckdb.DuckDBPyConnection, tickers: list[str], as_of: date | None
 ) -> dict[str, list[str]]:
-    """`eligible` for many tickers in one query (a universe question names ~100)."""
+    """Each ticker's filings filed on or before `as_of`, newest first, in one query (a
+    universe question names ~100)."""
     rows = con.execute(
         "SELECT ticker, accession FROM filings WHERE list_contains(?, ticker)"
         " AND (? IS NULL OR filed <= ?) ORDER BY filed DESC, accession",
@@ -75,7 +78,7 @@ def needs_market(index: Index, tickers: list[str]) -> list[str]:
 def coverage(cfg: Config, con: duckdb.DuckDBPyConnection, tickers: list[str], as_of: date) -> str:
     """A note for the evidence when retrieval could not yet see every eligible filing."""
     index = Index(cfg)
-    want = [a for t, acc in eligible_by_ticker(con, tickers, as_of).items() for a in acc]
+    want = eligible_all(con, tickers, as_of)
     missing = unindexed(index, con, want)
     if not missing:
         return ""
@@ -268,7 +271,7 @@ def ensure_index(
         if staged:
             want = [a for t in tickers for a in first_filings(con, t, as_of)]
         else:
-            want = [a for t in tickers for a in eligible(con, t, None)]
+            want = eligible_all(con, tickers, None)
         todo = unindexed(index, con, want)
         market = needs_market(index, tickers)
         if todo or market:

@@ -109,9 +109,9 @@ def _rag(q: Question, ctx: ConditionContext) -> Evidence:
         return ev
     # the tickers the index lacks left out at once (a question over the universe names ~100;
     # asking retrieval with each in turn cost a search per missing ticker)
-    held = index.tickers()
-    tickers = [t for t in dict.fromkeys(q.tickers) if t in held]
-    dropped = [t for t in dict.fromkeys(q.tickers) if t not in held]
+    held, asked = index.tickers(), list(dict.fromkeys(q.tickers))
+    tickers = [t for t in asked if t in held]
+    dropped = [t for t in asked if t not in held]
     rows: list[dict[str, Any]] = []
     while tickers:
         try:

@@ -23,10 +23,10 @@ def eligible_filings(
 ) -> list[dict[str, Any]]:
     """Every filing of `tickers` filed on or before `as_of`, newest first (ties: ticker order,
     then accession), with its form and dates."""
-    from fintrade_tui.retrieval.indexing import eligible  # lazy: pulls in the index room
+    from fintrade_tui.retrieval.indexing import eligible_all  # lazy: pulls in the index room
 
     order = {t: i for i, t in enumerate(tickers)}
-    accessions = [a for t in tickers for a in eligible(con, t, as_of)]
+    accessions = eligible_all(con, tickers, as_of)
     if not accessions:
         return []
     cur = con.execute(
