@@ -13,8 +13,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from fintrade_tui.errors import UserError
 
-DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "config.yaml"  # a checkout's
-
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")

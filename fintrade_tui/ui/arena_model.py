@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from fintrade_tui.workspace.evidence import CONDITIONS, LABELS
+from fintrade_tui.workspace.run_records import FINISHED
 from fintrade_tui.workspace.scores import DIMENSIONS
 
 LEVELS = ("L1", "L2", "L3", "L4", "L5", "L6")
@@ -130,17 +131,14 @@ def status_line(
     return f"{line} — {error}" if error and error != status else line
 
 
-PANE_DONE = ("completed", "error", "timeout", "cancelled", "interrupted")
-
-
 def progress_line(panes: list[tuple[str, str, bool]]) -> str:
     """The Arena's status line, from its panes' (label, status, judged): `running: 1 of 3
     done · RAG, Oracle answering`, then `done: 3 of 3 completed · j judges` (failures and
     cancels counted, `R retries`), then `judged: 3 of 3 answers scored`. "" while no pane has
     started (the line keeps what it said: the question, getting ready)."""
     total = len(panes)
-    active = [label for label, status, _ in panes if status not in (*PANE_DONE, "idle")]
-    done = [status for _, status, _ in panes if status in PANE_DONE]
+    active = [label for label, status, _ in panes if status not in (*FINISHED, "idle")]
+    done = [status for _, status, _ in panes if status in FINISHED]
     if active:
         return f"running: {len(done)} of {total} done · {', '.join(active)} answering"
     if not done:

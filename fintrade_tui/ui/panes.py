@@ -21,8 +21,8 @@ from fintrade_tui.ui import faults
 from fintrade_tui.ui.arena_model import Clock, record_status, status_line
 from fintrade_tui.ui.pane_text import flags_text, score_text, screened_flags
 from fintrade_tui.ui.streaming import StreamingMarkdown, update_steady
+from fintrade_tui.workspace.run_records import FINISHED
 
-FINISHED = ("completed", "error", "timeout", "cancelled", "interrupted")
 # Panes answering at the same pace would move up in the same frame and repaint all of
 # themselves at once; a pane that still has room waits this long after another moved.
 STEP_SPACING = 0.05
