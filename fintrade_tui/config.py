@@ -95,6 +95,10 @@ class ModelConfig(_Strict):
     max_tokens: int = Field(512, ge=1)
     timeout: float = Field(120, gt=0)  # seconds for the whole call
     tools: Literal["auto", "native", "router"] = "auto"  # how Tool-Use calls tools
+    # how a judge's reply is held to its JSON schema: OpenAI's json_schema response_format,
+    # llama-cpp-python's json_object with a schema, or only the prompt asking for JSON;
+    # auto = json_schema where litellm knows the model supports it (local: a grammar)
+    structured: Literal["auto", "json_schema", "json_object", "prompt"] = "auto"
     gguf: Path | None = None  # local models: a GGUF file; None = the packaged weights
     context_tokens: int = Field(4096, ge=512)  # local models: llama.cpp context size
     evidence_tokens: int | None = Field(None, ge=100)  # evidence budget; None = runs.context_tokens

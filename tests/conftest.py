@@ -31,6 +31,7 @@ needs_bundle = pytest.mark.skipif(not BUNDLE.is_dir(), reason="sample bundle not
 SLOW_FILES = (
     "tests/reliability/test_kills.py",
     "tests/unit/test_ray_batch.py",
+    "tests/unit/test_llama_server.py",
     "tests/unit/test_questions.py",
     "tests/unit/test_sec_pit.py",
     "tests/ui/test_arena.py",
@@ -67,6 +68,7 @@ LONG_FILES = {
     "tests/reliability/test_kills.py": "kills the real binary at each of its kill points",
     "tests/unit/test_ray_batch.py": "starts Ray, whose workers each import litellm",
     "tests/unit/test_llama_engine.py": "runs SmolLM2 through llama.cpp",
+    "tests/unit/test_llama_server.py": "serves SmolLM2 with llama-cpp-python's own server",
     "tests/unit/test_embed_backends.py": "exports the embedder and runs it three ways",
     "tests/unit/test_retrieval.py": "embeds four filings at the product's settings",
     "tests/unit/test_indexing.py": "embeds filings, pauses and kills the indexer",

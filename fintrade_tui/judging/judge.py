@@ -127,14 +127,17 @@ def judge_model(cfg: Config, judge: str | Model | None = None) -> Model:
 
 
 def response_format(m: Model, schema: dict, name: str) -> dict[str, Any]:
-    """A schema-constrained reply where the model honours one (judge, extraction)."""
-    if m.structured:
+    """A schema-constrained reply where the model honours one (judge, extraction), in the
+    shape its server reads (the model's `structured` setting)."""
+    if m.structured == "json_schema":
         return {
             "response_format": {
                 "type": "json_schema",
                 "json_schema": {"name": name, "schema": schema},
             }
         }
+    if m.structured == "json_object":
+        return {"response_format": {"type": "json_object", "schema": schema}}
     return {}  # the prompt asks for JSON; validation decides
 
 

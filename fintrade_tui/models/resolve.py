@@ -90,8 +90,10 @@ class Model:
     @cached_property
     def params(self) -> dict[str, Any]:
         """What a run record keeps of its model parameters: everything but secrets."""
-        # endpoints and their limits are not model settings: adding a deployment keeps batch keys
-        d = self.spec.model_dump(mode="json", exclude={"api_key_env", "deployments", "cooldown"})
+        # endpoints and their limits are not model settings: adding a deployment keeps batch keys;
+        # nor is the JSON shape a judge's reply is held to (answers never use it)
+        skip = {"api_key_env", "deployments", "cooldown", "structured"}
+        d = self.spec.model_dump(mode="json", exclude=skip)
         d["extra"] = {k: v for k, v in d["extra"].items() if "key" not in k.lower()}
         if self.local:
             from fintrade_tui.models.weights import CATALOGUE
@@ -109,9 +111,15 @@ class Model:
         return not self.local and self._provider_says("supports_function_calling")
 
     @cached_property
-    def structured(self) -> bool:
-        """A reply held to a JSON schema (local: a grammar); else the prompt asks for JSON."""
-        return self.local or self._provider_says("supports_response_schema")
+    def structured(self) -> str:
+        """How a reply is held to a JSON schema: "json_schema" (OpenAI's response_format; a
+        local model's grammar), "json_object" (llama-cpp-python's server) or "" (the prompt
+        asks for JSON)."""
+        mode = self.spec.structured
+        if mode == "auto":
+            known = self.local or self._provider_says("supports_response_schema")
+            mode = "json_schema" if known else "prompt"
+        return "" if mode == "prompt" else mode
 
     @cached_property
     def logprobs(self) -> bool:

@@ -238,14 +238,23 @@ class Runner:
         msgs = list(messages)
         store = self.cfg.store
         for _ in range(MAX_TOOL_ROUNDS):
+            # tool_choice said out loud: OpenAI assumes "auto" when tools come, but
+            # llama-cpp-python's server ignores tools without it
             resp = await llm.complete(
-                call, msgs, self.cfg.runs.retries, self.cfg.runs.backoff, tools=TOOL_SPECS
+                call,
+                msgs,
+                self.cfg.runs.retries,
+                self.cfg.runs.backoff,
+                tools=TOOL_SPECS,
+                tool_choice="auto",
             )
             msg = resp.choices[0].message
             calls = getattr(msg, "tool_calls", None) or []
             if not calls:
                 break
-            msgs.append(msg.model_dump(exclude_none=True))
+            # content kept (null beside tool calls, as OpenAI sends it): llama-cpp-python's
+            # chat templates read message.content of every message
+            msgs.append({"content": ""} | msg.model_dump(exclude_none=True))
             for c in calls:
                 result = await asyncio.to_thread(
                     _call_tool, store, spec.question, c.function.name, c.function.arguments

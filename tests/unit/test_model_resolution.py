@@ -80,7 +80,7 @@ def test_the_model_says_what_it_is(tmp_path: Path) -> None:
         "local",
         "smollm2",
         False,
-        True,
+        "json_schema",
     )
     assert here.params["gguf_sha256"] and "gguf_sha256" not in hosted.params
     with pytest.raises(UserError, match="not in the registry"):
