@@ -69,10 +69,17 @@ def unindexed(index: Index, con: duckdb.DuckDBPyConnection, accessions: list[str
     return [a for a in accessions if done.get(a) != keys.get(a, "no sections")]
 
 
-def needs_market(index: Index, tickers: list[str]) -> list[str]:
+def needs_market(index: Index, con: duckdb.DuckDBPyConnection, tickers: list[str]) -> list[str]:
+    """The tickers whose market track the index lacks, of those with prices to build it from:
+    a ticker without any (KFT, PCLN in the seeds' universe) never gets one, and counting it
+    missing rebuilt the track of every ticker of a universe question on each RAG run."""
+    from fintrade_tui.retrieval.market_track import priced
+
     m = index.manifest()
     held = index.tickers() if m.get("model") in (None, index.model_key()) else set()
-    return [t for t in tickers if t not in held]
+    lacking = [t for t in tickers if t not in held]
+    can = priced(con, lacking, index.cfg.retrieval.market_since) if lacking else set()
+    return [t for t in lacking if t in can]
 
 
 def coverage(cfg: Config, con: duckdb.DuckDBPyConnection, tickers: list[str], as_of: date) -> str:
@@ -177,7 +184,7 @@ class Background:
         index = Index(self.cfg)
         todo = unindexed(index, con, eligible(con, ticker, None))
         self.status.total += len(todo)
-        if not todo and needs_market(index, [ticker]):
+        if not todo and needs_market(index, con, [ticker]):
             index.build(con, tickers=[ticker], accessions=[])
         for acc in todo:
             if self._stop.is_set():
@@ -246,6 +253,15 @@ def background(cfg: Config) -> Background:
         return _BACKGROUND[key]
 
 
+def _owners(con: duckdb.DuckDBPyConnection, accessions: list[str]) -> set[str]:
+    if not accessions:
+        return set()
+    rows = con.execute(
+        "SELECT DISTINCT ticker FROM filings WHERE list_contains(?, accession)", [accessions]
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
 def filing_companies(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in con.execute("SELECT DISTINCT ticker FROM filings ORDER BY 1").fetchall()]
 
@@ -273,13 +289,17 @@ def ensure_index(
         else:
             want = eligible_all(con, tickers, None)
         todo = unindexed(index, con, want)
-        market = needs_market(index, tickers)
+        market = needs_market(index, con, tickers)
         if todo or market:
-            names = ", ".join(tickers[:8]) + ("..." if len(tickers) > 8 else "")
+            # only the tickers with something to index: the market track of each ticker
+            # named is rebuilt (and compared) whole, ~0.1 s a ticker
+            owners = _owners(con, todo)
+            some = [t for t in tickers if t in owners or t in market]
+            names = ", ".join(some[:8]) + ("..." if len(some) > 8 else "")
             first = " it uses first (newest first)" if staged else ""
             say(f"indexing {len(todo)} filings of {names}{first} for RAG")
             # the index takes a (label, total) -> tick callable, as the `index` command gives it
             start = (lambda label, total: progress.start(label, total)) if progress else None
-            index.build(con, start, list(tickers), accessions=todo)
+            index.build(con, start, some, accessions=todo)
     if staged:
         background(cfg).add(list(tickers))

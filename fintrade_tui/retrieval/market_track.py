@@ -234,6 +234,15 @@ def _chunk(
     )
 
 
+def priced(con: duckdb.DuckDBPyConnection, tickers: list[str], since: date) -> set[str]:
+    """The tickers with a price on or after `since`: those `market_chunks` gives chunks."""
+    rows = con.execute(
+        "SELECT DISTINCT ticker FROM prices WHERE list_contains(?, ticker) AND date >= ?",
+        [[t.strip().upper() for t in tickers], since],
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
 def market_chunks(
     con: duckdb.DuckDBPyConnection,
     tickers: list[str] | None = None,
