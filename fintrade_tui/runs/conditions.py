@@ -241,6 +241,38 @@ def _oracle_text(con, t: str, name: str, o: dict[str, Any]) -> str:
     return f"{text}, known from {known} ({fiscal}; source: {o.get('source')}{estimated})"
 
 
+# a question about a direction over time: the golden value alone cannot show one
+TREND = re.compile(
+    r"\b(sustain\w*|improv\w*|trend\w*|declin\w*|deteriorat\w*|trajector\w*|consisten\w*"
+    r"|over time|widen\w*|narrow\w*|strengthen\w*|weaken\w*)\b",
+    re.IGNORECASE,
+)
+
+
+def _priors(
+    con, as_of: date, t: str, name: str, o: dict[str, Any], meta: dict[str, Any]
+) -> list[EvidenceItem]:
+    """The two periods before the golden one, as known on `as_of` (a trend question's
+    Oracle: "improving" needs the figures it improved from); same span, annual or quarterly."""
+    from fintrade_tui.store.queries import prior_values
+
+    end = _day(o["period_end"])
+    annual = str(o.get("fiscal_period")) == "FY"
+    items = []
+    for p in prior_values(con, t, name, as_of, end, annual):
+        text = _oracle_text(con, t, name, p)
+        title = (
+            f"{t} {long_label(name)} = {_num(p['value'])} (period ended {_day(p['period_end'])})"
+        )
+        info = meta | {
+            k: _day(v) if k in ("period_end", "available_from") else v for k, v in p.items()
+        }
+        info["prior"] = True
+        pid = f"oracle:{t}:{name}:{_day(p['period_end'])}"
+        items.append(EvidenceItem(pid, "oracle", text, title, t, _day(p["available_from"]), info))
+    return items
+
+
 def _oracle(q: Question, ctx: ConditionContext) -> Evidence:
     ev = Evidence("oracle")
     for t in q.tickers:
@@ -265,6 +297,8 @@ def _oracle(q: Question, ctx: ConditionContext) -> Evidence:
             ev.items.append(
                 EvidenceItem(f"oracle:{t}:{name}", "oracle", text, title, t, when, meta)
             )
+            if name in RATIOS and o.get("period_end") and TREND.search(q.text):
+                ev.items += _priors(ctx.con, q.as_of, t, name, o, meta)
     ev.notes += [f"missing: {m}" for m in q.coverage_missing]
     size = sum(approx_tokens(i.text) for i in ev.items)
     if size > ctx.cfg.runs.context_tokens:  # exact by design: never cut, only said

@@ -218,3 +218,30 @@ def fundamentals_for(
             [t, source, source],
         )
     )
+
+
+def prior_values(
+    con: duckdb.DuckDBPyConnection,
+    ticker: str,
+    ratio: str,
+    as_of: date,
+    before: date,
+    annual: bool,
+    n: int = 2,
+) -> list[dict[str, Any]]:
+    """The `n` periods of `ratio` ended before `before` (newest first), as known on `as_of`:
+    per period the row a snapshot would pick (`BEST_ORDER`); fiscal years only when `annual`,
+    else quarters only — an annual and a quarterly ratio of a flow are not comparable."""
+    return _rows(
+        con.execute(
+            f"""SELECT ticker, ratio, value, fiscal_year, fiscal_period, period_end,
+                   available_from, accession, source, estimated
+            FROM fundamentals
+            WHERE ticker = ? AND ratio = ? AND available_from <= ? AND value IS NOT NULL
+              AND period_end < ? AND (fiscal_period = 'FY') = ?
+            QUALIFY row_number() OVER (PARTITION BY period_end ORDER BY {BEST_ORDER}) = 1
+            ORDER BY period_end DESC
+            LIMIT ?""",
+            [ticker, ratio, as_of, before, annual, n],
+        )
+    )
