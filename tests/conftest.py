@@ -19,6 +19,9 @@ BUNDLE = (ROOT.parent / "shared" / "data").resolve()
 # the exported embedders are made once for every test config (each test's own folder would
 # export again): the project's cache, as `make demo` uses it
 os.environ.setdefault("FINTRADE_EMBED_EXPORTS", str(ROOT / "data" / "embedders"))
+# and each filing is parsed once for all of them (the store build parses the bundle's 55): the
+# project's parse cache, which a later run reads too. Tests of parsing itself use their own.
+os.environ.setdefault("FINTRADE_PARSE_CACHE", str(ROOT / "data" / "parsed"))
 AAPL_10K = BUNDLE / "fintradebench/filings/AAPL/10-K_2024-11-01_0000320193-24-000123.htm"
 AAPL_10Q3 = BUNDLE / "fintradebench/filings/AAPL/10-Q_2024-08-02_0000320193-24-000081.htm"
 

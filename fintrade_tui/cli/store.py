@@ -35,6 +35,7 @@ def ingest(obj: Ctx, strict: bool, if_outdated: bool, as_json: bool) -> None:
         "price_rows": s.price_rows,
         "series_rows": s.series_rows,
         "filings": s.filings,
+        "filings_from_cache": s.filings_cached,
         "facts": s.facts,
         "fundamentals_rows": s.fundamentals,
         "signal_rows": s.signals,

@@ -15,8 +15,8 @@ from fintrade_tui.config import Config
 from fintrade_tui.errors import Quarantined, UserError
 from fintrade_tui.fundamentals import derive, sec_pit, sources
 from fintrade_tui.ingest import filings as filing_io
+from fintrade_tui.ingest import parse_cache, reconciled, reference
 from fintrade_tui.ingest import prices as price_io
-from fintrade_tui.ingest import reconciled, reference
 from fintrade_tui.kill_points import stop_at
 from fintrade_tui.signals import compute
 from fintrade_tui.store.company import universe
@@ -38,6 +38,7 @@ class Summary:
     price_rows: int = 0
     series_rows: int = 0
     filings: int = 0
+    filings_cached: int = 0  # of them, read from the parse cache instead of parsed again
     facts: int = 0
     fundamentals: int = 0
     signals: int = 0
@@ -97,7 +98,8 @@ def run_ingest(cfg: Config, report: Reporter | None = None, strict: bool = False
         raise UserError(q.file, f"quarantined: {q.reason}", "remove or replace the file")
     paths = filing_io.discover(bundle)
     tick = report.start("filings: parse iXBRL and sections", len(paths))
-    parsed = filing_io.parse_all(paths, progress=lambda: tick(1))
+    cache = parse_cache.folder(cfg.parse_cache)
+    parsed, cached = filing_io.parse_all(paths, progress=lambda: tick(1), cache=cache)
     filings = pd.DataFrame([p[0] for p in parsed])
     facts = pd.DataFrame([f for p in parsed for f in p[1]])
     section_rows = pd.DataFrame([s for p in parsed for s in p[2]])
@@ -144,7 +146,7 @@ def run_ingest(cfg: Config, report: Reporter | None = None, strict: bool = False
         else pd.DataFrame()
     )
 
-    summary = Summary(quarantined=quarantined)
+    summary = Summary(quarantined=quarantined, filings_cached=cached)
     with building(cfg.store) as con:
         tick = report.start("store: write", 4)
         raw = (

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from fintrade_tui.ingest import parse_cache
 from tests.conftest import BUNDLE, needs_bundle, small_bundle
 from tests.reliability.kill_harness import (
     Outcome,
@@ -182,9 +183,9 @@ def _folder(base: dict, tmp_path: Path, workspace: str | None = None) -> tuple[P
     return _config(tmp_path, base["bundle"], store), tmp_path / "ws.duckdb"
 
 
-def _kill(cfg: Path, args: list[str], point: str) -> Outcome:
+def _kill(cfg: Path, args: list[str], point: str, env: dict[str, str] | None = None) -> Outcome:
     """Run the command until it stops itself at `point`, SIGKILL it there."""
-    out = run_until_stopped(["--config", str(cfg), *args], point)
+    out = run_until_stopped(["--config", str(cfg), *args], point, env=env)
     assert out.killed, f"the kill did not land (rc {out.returncode}): {out.stderr[-500:]}"
     assert out.survivors == [], f"outlived the kill: {out.survivors}"
     return out
@@ -222,8 +223,12 @@ def test_kill_ingest(base: dict, small: dict, tmp_path: Path, point: str) -> Non
     cfg = _config(tmp_path, new["bundle"], store)
     before, complete = file_sha(store), read_tables(new["store"], STORE_SKIP)
     assert read_tables(store, STORE_SKIP) != complete
-    out = _kill(cfg, ["ingest", "--json"], INGEST_POINTS[point])
-    if point == "a parser worker mid-filing":
+    # mid-parsing needs filings to parse: a cache of its own, empty (the suite's would hold
+    # them all: the store build parsed them)
+    fresh = {parse_cache.ENV: str(tmp_path / "parsed")}
+    parsing = point == "a parser worker mid-filing"
+    out = _kill(cfg, ["ingest", "--json"], INGEST_POINTS[point], env=fresh if parsing else None)
+    if parsing:
         assert out.stopped != out.pid  # a pool worker stopped mid-filing, not ingest itself
         assert out.seen >= 2  # the two iXBRL parsers were running, and died with it
     else:
