@@ -49,7 +49,8 @@ def served(built_store: Config, server: str, tmp_path_factory: pytest.TempPathFa
         "  srv-judge:\n"
         f"    model: openai/{ALIAS}\n    api_base: {server}\n    api_key_env: SRV_KEY\n"
         "    temperature: 0\n    max_tokens: 400\n    structured: json_object\n"
-        "runs:\n  default_model: srv\n  concurrency: 4\n  per_model: 2\n"
+        # TELeR L1, the shortest prompts: a 135M model on one thread reads ~100 tokens a second
+        "runs:\n  default_model: srv\n  level: L1\n  concurrency: 4\n  per_model: 2\n"
         "judging:\n  model: srv-judge\n"
     )
     config = write_config(tmp / "cfg", built_store.bundle, built_store.store, extra)
