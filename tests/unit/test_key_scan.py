@@ -58,7 +58,7 @@ def _b64(s: str) -> str:
 def _tag(messages: list) -> str:
     text = json.dumps([m.get("content") for m in messages], default=str)
     tools = any(m.get("role") == "tool" for m in messages)
-    return "none" if "No evidence is provided" in text and not tools else "other"
+    return "none" if "You are given no " in text and not tools else "other"
 
 
 def _provider():

@@ -155,7 +155,7 @@ def test_an_item_whose_text_says_its_title_is_shown_by_its_text_alone() -> None:
 def test_l5_l6_without_evidence_say_so_instead_of_citing() -> None:
     for level in ("L5", "L6"):
         p = build_prompt(question(), evidence(condition="no_rag"), level)
-        assert "No evidence is provided" in p.text and "[E1]" not in p.text
+        assert "You are given no documents" in p.text and "[E1]" not in p.text
         assert "<evidence>" not in p.messages[1]["content"]
     assert JUSTIFY in build_prompt(question(), evidence(condition="no_rag"), "L6").text
 
