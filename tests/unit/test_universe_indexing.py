@@ -77,3 +77,26 @@ def test_a_universe_question_held_by_the_index_builds_nothing(
     built.clear()
     ensure_index(cfg, scan.tickers, said.append)
     assert built == [] and len(said) == 1
+
+
+def test_text_keys_are_read_again_when_the_store_changes(built_store: Config, tmp_path: Path):
+    """Kept per store state: a write (in the WAL before its checkpoint, or after it) is seen."""
+    import shutil
+
+    import duckdb
+
+    from fintrade_tui.retrieval.indexing import _text_keys
+
+    store = tmp_path / "store.duckdb"
+    shutil.copyfile(built_store.store, store)
+    cfg = built_store.model_copy(update={"store": store})
+    con = duckdb.connect(str(store))
+    [acc] = con.execute("SELECT accession FROM filing_sections LIMIT 1").fetchone()
+    before = _text_keys(con, cfg, [acc])
+    assert _text_keys(con, cfg, [acc]) is before  # the same state: not read again
+    con.execute("UPDATE filing_sections SET text = text || ' (amended)' WHERE accession = ?", [acc])
+    after = _text_keys(con, cfg, [acc])
+    assert after[acc] != before[acc] and after == text_keys(con, cfg, [acc])
+    con.execute("CHECKPOINT")
+    assert _text_keys(con, cfg, [acc]) == after
+    con.close()
