@@ -6,7 +6,6 @@ parsed again, never trusted."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,7 @@ from click.testing import CliRunner
 
 from fintrade_tui.cli import main
 from fintrade_tui.ingest import parse_cache
-from tests.conftest import AAPL_10K, needs_bundle, write_config
+from tests.conftest import needs_bundle, write_config
 from tests.reliability.kill_harness import read_tables
 
 pytestmark = needs_bundle
@@ -35,28 +34,35 @@ def test_a_rebuild_reads_each_parse_and_builds_the_same_store(
 ) -> None:
     cache = tmp_path / "parsed"
     monkeypatch.setenv(parse_cache.ENV, str(cache))
-    shutil.copy(AAPL_10K, mini_bundle / "fintradebench/filings/AAPL" / AAPL_10K.name)
     config = write_config(tmp_path / "cfg", mini_bundle)
     store = tmp_path / "cfg" / "store.duckdb"
     first = _ingest(config)
-    assert (first["filings"], first["filings_from_cache"]) == (2, 0)
-    assert len(list(cache.glob("*.json"))) == 2
+    assert (first["filings"], first["filings_from_cache"]) == (1, 0)
+    [entry] = cache.glob("*.json")
     built = read_tables(store, SKIP)
     again = _ingest(config)
-    assert (again["filings"], again["filings_from_cache"]) == (2, 2)
+    assert (again["filings"], again["filings_from_cache"]) == (1, 1)
     assert read_tables(store, SKIP) == built  # dates, floats and sections round-trip exactly
 
-    # one filing's bytes changed (a comment before its end): that one is parsed again
-    path = mini_bundle / "fintradebench/filings/AAPL" / AAPL_10K.name
-    text = path.read_text(encoding="utf-8")
-    path.write_text(text.replace("</html>", "<!-- re-downloaded --></html>"), encoding="utf-8")
-    assert _ingest(config)["filings_from_cache"] == 1
-    # an entry that cannot be read is parsed again, and rewritten
-    for entry in cache.glob("*.json"):
-        entry.write_text("{not json")
+    # an entry that cannot be read is parsed again, and written again whole
+    entry.write_text("{not json")
     assert _ingest(config)["filings_from_cache"] == 0
-    assert _ingest(config)["filings_from_cache"] == 2
+    assert json.loads(entry.read_text())[0]["accession"] == _accession(store)
     # another parser (its code or its libraries) misses every entry
     monkeypatch.setattr(parse_cache, "parser_version", lambda: "another-parser")
     assert _ingest(config)["filings_from_cache"] == 0
     assert read_tables(store, SKIP) == built
+    # the filing's bytes changed (a comment before its end): parsed again
+    monkeypatch.undo()
+    monkeypatch.setenv(parse_cache.ENV, str(cache))
+    path = next((mini_bundle / "fintradebench/filings/AAPL").glob("*.htm"))
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("</html>", "<!-- re-downloaded --></html>"), encoding="utf-8")
+    assert _ingest(config)["filings_from_cache"] == 0
+
+
+def _accession(store: Path) -> str:
+    import duckdb
+
+    with duckdb.connect(str(store), read_only=True) as con:
+        return con.execute("SELECT accession FROM filings").fetchone()[0]
