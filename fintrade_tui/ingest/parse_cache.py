@@ -75,9 +75,15 @@ def get(where: Path, name: str) -> tuple | None:
     """The parse stored under `name`, or None (absent or unreadable: parse it again)."""
     try:
         data = json.loads((where / f"{name}.json").read_text(), object_hook=_decode)
-        return tuple(data)
     except (OSError, ValueError, TypeError):
         return None
+    # (filing, facts, sections), as parse_with_sections returns it; anything else is not ours
+    shapes = (dict, list, list)
+    if not isinstance(data, list) or len(data) != 3:
+        return None
+    if not all(isinstance(x, t) for x, t in zip(data, shapes, strict=True)):
+        return None
+    return tuple(data)
 
 
 def put(where: Path, name: str, parsed: tuple) -> None:

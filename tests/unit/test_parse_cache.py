@@ -45,6 +45,9 @@ def test_a_rebuild_reads_each_parse_and_builds_the_same_store(
     assert read_tables(store, SKIP) == built  # dates, floats and sections round-trip exactly
 
     # an entry that cannot be read is parsed again, and written again whole
+    for unreadable in ("{not json", "{}", '[{}, [], "sections"]'):
+        entry.write_text(unreadable)
+        assert parse_cache.get(cache, entry.stem) is None
     entry.write_text("{not json")
     assert _ingest(config)["filings_from_cache"] == 0
     assert json.loads(entry.read_text())[0]["accession"] == _accession(store)
