@@ -72,6 +72,7 @@ LONG_FILES = {
     "tests/unit/test_ray_batch.py": "starts Ray, whose workers each import litellm",
     "tests/unit/test_llama_engine.py": "runs SmolLM2 through llama.cpp",
     "tests/unit/test_llama_server.py": "serves SmolLM2 with llama-cpp-python's own server",
+    "tests/unit/test_parse_cache.py": "builds a store five times, parsing a filing four",
     "tests/unit/test_embed_backends.py": "exports the embedder and runs it three ways",
     "tests/unit/test_retrieval.py": "embeds four filings at the product's settings",
     "tests/unit/test_indexing.py": "embeds filings, pauses and kills the indexer",
