@@ -22,7 +22,7 @@ from fintrade_tui.config import Config
 from fintrade_tui.models import llm
 from fintrade_tui.models.resolve import Model, resolve
 from fintrade_tui.questions.kind import question_kind
-from fintrade_tui.store.db import connect
+from fintrade_tui.store.db import Anchor, connect
 from fintrade_tui.workspace.evidence import CONDITIONS, Evidence
 from fintrade_tui.workspace.questions import Question
 from fintrade_tui.workspace.run_records import CANCELLED, COMPLETED, ERROR, TIMEOUT, RunStore
@@ -70,7 +70,8 @@ class Prepared:
 
 
 class Runner:
-    """Runs specs against one config; the store is opened read-only per preparing thread."""
+    """Runs specs against one config; the store is opened read-only per preparing thread, each
+    connection joining the one the runner holds open (`Anchor`)."""
 
     def __init__(
         self,
@@ -88,6 +89,7 @@ class Runner:
         self.staged_index = staged_index
         # a Ray worker only reads the index (the driver built it): one writer per index
         self.build_index = build_index
+        self._store = Anchor(cfg.store)  # each run's own read-only connection joins it
 
     def model(self, name: str) -> Model:
         """The resolved model of this name: resolved once for all this runner's runs."""
@@ -107,6 +109,7 @@ class Runner:
                 f"condition {spec.condition!r}", "is unknown", f"use {', '.join(CONDITIONS)}"
             )
         m = self.model(spec.model)
+        self._store.hold()
         if spec.condition == "rag" and spec.question.tickers and self.build_index:
             from fintrade_tui.retrieval.indexing import ensure_index
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
@@ -111,3 +112,39 @@ def _running(pid: int) -> bool:
     except PermissionError:  # another user's process: alive
         return True
     return True
+
+
+class Anchor:
+    """One read-only connection held open to a store, so the many short ones a batch opens (one
+    a run, on its preparing thread) join its open database instead of opening the file again:
+    ~0.6 ms each instead of ~21 ms of CPU. Held again when the file is replaced (an ingest
+    renames a new store in): DuckDB hands a new connection the instance open for the path,
+    which would be the old file's while this one held it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._seen: tuple[int, int] | None = None
+        self._con: duckdb.DuckDBPyConnection | None = None
+        self._lock = threading.Lock()
+
+    def hold(self) -> None:
+        """Hold the store as it is on disk now (a stat a call; nothing when it is missing)."""
+        try:
+            st = self.path.stat()
+            seen: tuple[int, int] | None = (st.st_ino, st.st_mtime_ns)
+        except OSError:
+            seen = None
+        with self._lock:
+            if seen == self._seen and (self._con is not None or seen is None):
+                return
+            self._release()
+            self._seen = seen
+            if seen is not None:
+                with contextlib.suppress(UserError, duckdb.Error):
+                    self._con = connect(self.path)
+
+    def _release(self) -> None:
+        if self._con is not None:
+            with contextlib.suppress(duckdb.Error):
+                self._con.close()
+            self._con = None
