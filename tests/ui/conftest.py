@@ -1,7 +1,8 @@
 """The UI tests' waiting room: a test waits for the state it then asserts, never for a time.
 
 `until` polls a condition between rounds of the app's message queue; `settle` waits until no
-worker runs and the screens have taken what the workers sent; `wait_for` is `until` for another
+worker runs and the screens have taken what the workers sent; `goto` opens a screen and waits
+for it to mount and settle; `wait_for` is `until` for another
 process's screen (the tmux walk), which has no message queue here to await. Each gives up, naming
 what it waited for, only after a limit that a loaded machine never reaches: a hung test's.
 
@@ -54,6 +55,23 @@ async def settle(pilot: Pilot[Any], timeout: float = LIMIT) -> None:
         await pilot.pause()
         if idle():
             return
+
+
+async def goto(pilot: Pilot[Any], name: str, **kwargs: Any) -> Any:
+    """Open a screen as a key would (`action_goto`), then wait for it: on top and mounted (its
+    on_mount has started its first load), then `settle`d. Settling alone can come too soon: a
+    screen pushed from outside the message loop mounts some rounds later, and until it has,
+    no worker of its own is running to wait for."""
+    app = pilot.app
+    before = app.screen
+    app.action_goto(name, **kwargs)
+
+    def mounted() -> Any:
+        return app.screen if app.screen is not before and app.screen.is_mounted else None
+
+    screen = await until(pilot, mounted, what=f"the {name} screen to mount")
+    await settle(pilot)
+    return screen
 
 
 def wait_for(condition: Callable[[], T], *, what: str, timeout: float = LIMIT) -> T:

@@ -30,7 +30,7 @@ from fintrade_tui.ui.textual_private import notifications
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.questions import Question, save_questions
 from tests.conftest import BUNDLE
-from tests.ui.conftest import settle, until
+from tests.ui.conftest import goto, settle, until
 
 # -- core ----------------------------------------------------------------------------------
 
@@ -243,8 +243,7 @@ async def test_unknown_ticker_is_shown_in_place(cfg: Config) -> None:
     app = FinTradeApp(cfg)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        app.action_goto("company", ticker="ZZZZ")
-        await settle(pilot)
+        await goto(pilot, "company", ticker="ZZZZ")
         assert type(app.screen).__name__ == "CompanyScreen"
         assert "not in the store" in str(app.screen.query_one("#company-quarter").content)
         assert any("ZZZZ" in n.message for n in notifications(app))
@@ -259,8 +258,7 @@ async def test_every_key_is_a_palette_command(cfg: Config) -> None:
     app = FinTradeApp(cfg)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        app.action_goto("company", ticker="AAPL", quarter="FY2024 Q4")
-        await settle(pilot)
+        await goto(pilot, "company", ticker="AAPL", quarter="FY2024 Q4")
         names = {c.title: c.help for c in app.get_system_commands(app.screen)}
         for title in ("Prev quarter", "Latest", "Questions", "Results", "Quit"):
             assert title in names, title
@@ -285,8 +283,7 @@ def test_company_snapshot(cfg: Config, snap_compare) -> None:
     async def run_before(pilot) -> None:
         await settle(pilot)
         pilot.app.screen.query_one("#universe-filter").cursor_blink = False
-        pilot.app.action_goto("company", ticker="AAPL", quarter="FY2024 Q4")
-        await settle(pilot)
+        await goto(pilot, "company", ticker="AAPL", quarter="FY2024 Q4")
         await tables_measured(pilot)  # every table has drawn its rows before the picture
 
     assert snap_compare(app, terminal_size=(160, 48), run_before=run_before)

@@ -20,7 +20,7 @@ from fintrade_tui.ui.textual_private import notifications, send_as_terminal
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.questions import Question, save_questions
 from tests.conftest import BUNDLE, write_config
-from tests.ui.conftest import settle, until
+from tests.ui.conftest import goto, settle, until
 
 ANSWER = "NVDA's ROE was high in the quarter."
 
@@ -130,13 +130,11 @@ async def test_company_opens_on_latest_quarter_with_questions(cfg: Config, con) 
         assert str(screen.query_one("#company-quarter").content).endswith("q questions)")
 
         # a company no question names: the latest data, and the subtitle says why
-        app.action_goto("company", ticker="MSFT")
-        await settle(pilot)
+        await goto(pilot, "company", ticker="MSFT")
         assert app.screen.view["quarter"]["key"] == quarters(con, "MSFT")[-1]["key"]
         assert app.screen.sub_title == "MSFT · no question names MSFT: the latest data"
         # a quarter asked for is opened as asked, subtitle unchanged
-        app.action_goto("company", ticker="NVDA", quarter=qs[-1]["key"])
-        await settle(pilot)
+        await goto(pilot, "company", ticker="NVDA", quarter=qs[-1]["key"])
         assert app.screen.view["quarter"]["key"] == qs[-1]["key"]
         assert app.screen.sub_title == "NVDA"
 
@@ -149,8 +147,7 @@ async def test_questions_offer_the_nearest_quarter(cfg: Config, con) -> None:
     app = FinTradeApp(cfg)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
-        app.action_goto("company", ticker="NVDA", quarter=latest["key"])
-        await settle(pilot)
+        await goto(pilot, "company", ticker="NVDA", quarter=latest["key"])
         await pilot.press("q")
         await settle(pilot)
         screen = app.screen
