@@ -85,3 +85,30 @@ def test_the_model_says_what_it_is(tmp_path: Path) -> None:
     assert here.params["gguf_sha256"] and "gguf_sha256" not in hosted.params
     with pytest.raises(UserError, match="not in the registry"):
         resolution.resolve(cfg, "nope")
+
+
+def test_structured_sends_the_response_format_its_server_reads(tmp_path: Path) -> None:
+    """`structured` per model: OpenAI's json_schema shape, llama-cpp-python's json_object one
+    with the schema beside it, or none (the prompt asks for JSON); auto follows litellm's
+    model map (a self-served name it does not know gets none). Not part of a run's params."""
+    from fintrade_tui.judging.judge import response_format
+
+    schema = {"type": "object", "properties": {"score": {"type": "integer"}}}
+    served = "openai/my-served-model"
+    cfg = Config(
+        models={
+            "auto": ModelConfig(model=served),
+            "schema": ModelConfig(model=served, structured="json_schema"),
+            "object": ModelConfig(model=served, structured="json_object"),
+            "prompt": ModelConfig(model="openai/gpt-4o-mini", structured="prompt"),
+        },
+        workspace=tmp_path / "w.duckdb",
+    )
+    sent = {n: response_format(resolution.resolve(cfg, n), schema, "v") for n in cfg.models}
+    assert sent["auto"] == {} and sent["prompt"] == {}
+    assert sent["schema"] == {
+        "response_format": {"type": "json_schema", "json_schema": {"name": "v", "schema": schema}}
+    }
+    assert sent["object"] == {"response_format": {"type": "json_object", "schema": schema}}
+    params = {n: resolution.resolve(cfg, n).params for n in ("auto", "object")}
+    assert "structured" not in params["object"] and params["auto"] == params["object"]
