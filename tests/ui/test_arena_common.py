@@ -6,7 +6,7 @@ from __future__ import annotations
 from fintrade_tui.config import Config
 from fintrade_tui.workspace.scores import ScoreStore
 from tests.conftest import needs_bundle
-from tests.ui.conftest import settle
+from tests.ui.conftest import settle, until
 from tests.ui.test_arena import ArenaApp, cfg  # noqa: F401  (cfg: the fixture)
 
 pytestmark = needs_bundle
@@ -19,14 +19,20 @@ async def test_judge_common_inline_and_stored_apart(cfg: Config) -> None:  # noq
         arena = app.screen
         await pilot.press("r")
         await settle(pilot)
-        await pilot.press("j")
-        await settle(pilot)
         first = arena.panes()[0]
-        assert "common" not in str(first.query_one(".pane-scores").content)
+
+        def judged(label: str) -> str:
+            # the judging is an async action, not a worker: `settle` may return before it ends
+            scores = str(first.query_one(".pane-scores").content)
+            done = not any(p.judging for p in arena.panes())
+            return scores if done and f"Judge ({label}): " in scores else ""
+
+        await pilot.press("j")
+        plain = await until(pilot, lambda: judged("judge"), what="the per-condition scores")
+        assert "common" not in plain
         await pilot.press("J")
-        await settle(pilot)
-        plain = str(first.query_one(".pane-scores").content)
-        assert "Judge (judge · common): " in plain and "accuracy 5" in plain
+        plain = await until(pilot, lambda: judged("judge · common"), what="the common scores")
+        assert "accuracy 5" in plain
         store = ScoreStore(app.workspace_connection())
         ids = {p.run_id for p in arena.panes()}
         per = store.latest(kind="llm")

@@ -20,7 +20,7 @@ from fintrade_tui.workspace.questions import RESOLVED, Question, save_questions
 from fintrade_tui.workspace.run_records import COMPLETED, RunStore
 from fintrade_tui.workspace.screenings import Flag, FlagStore
 from tests.conftest import BUNDLE, needs_bundle, write_config
-from tests.ui.conftest import settle
+from tests.ui.conftest import settle, until
 from tests.ui.test_arena import JUDGE, ArenaApp
 
 AS_OF = date(2025, 6, 30)
@@ -121,7 +121,7 @@ async def test_a_live_run_is_screened_when_it_ends_and_after_j(late_cfg: Config)
         first = arena.panes()[0]
         FlagStore(ws).save(first.run_id, [], ["deterministic", "judge"], "judge")
         await pilot.press("j")
+        await until(pilot, lambda: (first.judge or {}).get("status") == "ok", what="the judge")
         await settle(pilot)
-        assert first.judge and first.judge["status"] == "ok"
         assert _flag_text(first) == ""  # the newer, clean screening counts
         assert _flag_text(arena.panes()[1]) == want
