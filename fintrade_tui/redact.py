@@ -70,7 +70,11 @@ def text(s: str, extra: tuple[str, ...] = ()) -> str:
     """`s` with every secret (and the `extra` values, e.g. a call's own keys) blanked."""
     if not s:
         return s
-    return _blank(s, (*secrets(), *(str(k) for k in extra if k and len(str(k)) >= MIN_LEN)))
+    return _blank(s, (*secrets(), *_long_enough(extra)))
+
+
+def _long_enough(values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(str(k) for k in values if k and len(str(k)) >= MIN_LEN)
 
 
 def _blank(s: str, keys: tuple[str, ...]) -> str:
@@ -136,14 +140,13 @@ class Stream:
     could still be the start of a secret is held back until the next delta shows it is not."""
 
     def __init__(self, extra: tuple[str, ...] = ()) -> None:
-        extra = tuple(str(k) for k in extra if k and len(str(k)) >= MIN_LEN)
         # the environment read once a stream, not at each delta (~0.5 ms each, dozens a run)
-        self.keys = (*secrets(), *extra)
+        self.keys = (*secrets(), *_long_enough(extra))
         self.held = ""
 
     def feed(self, delta: str) -> str:
         """The text that can be shown now."""
-        buf = _blank(self.held + delta, self.keys) if self.held + delta else ""
+        buf = _blank(self.held + delta, self.keys)
         keep = self._prefix_len(buf)
         self.held = buf[len(buf) - keep :] if keep else ""
         return buf[: len(buf) - keep]

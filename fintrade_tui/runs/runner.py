@@ -255,8 +255,8 @@ class Runner:
             calls = getattr(msg, "tool_calls", None) or []
             if not calls:
                 break
-            # content kept (null beside tool calls, as OpenAI sends it): llama-cpp-python's
-            # chat templates read message.content of every message
+            # content kept ("" beside tool calls, where OpenAI sends null and the dump drops
+            # it): llama-cpp-python's chat templates read message.content of every message
             msgs.append({"content": ""} | msg.model_dump(exclude_none=True))
             for c in calls:
                 result = await asyncio.to_thread(
