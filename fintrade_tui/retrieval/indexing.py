@@ -292,15 +292,6 @@ def background(cfg: Config) -> Background:
         return _BACKGROUND[key]
 
 
-def _owners(con: duckdb.DuckDBPyConnection, accessions: list[str]) -> set[str]:
-    if not accessions:
-        return set()
-    rows = con.execute(
-        "SELECT DISTINCT ticker FROM filings WHERE list_contains(?, accession)", [accessions]
-    ).fetchall()
-    return {r[0] for r in rows}
-
-
 def filing_companies(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in con.execute("SELECT DISTINCT ticker FROM filings ORDER BY 1").fetchall()]
 
@@ -323,17 +314,18 @@ def ensure_index(
 
     with _INDEXING, connect(cfg.store) as con:
         index = Index(cfg)
+        # one query for every ticker (a universe question names ~100); staged: the newest
+        # filing by as_of of each (`first_filings`), else all of them
+        by = eligible_by_ticker(con, tickers, as_of if staged else None)
         if staged:
-            want = [a for t in tickers for a in first_filings(con, t, as_of)]
-        else:
-            want = eligible_all(con, tickers, None)
-        todo = unindexed(index, con, want)
+            by = {t: acc[:1] for t, acc in by.items()}
+        todo = unindexed(index, con, [a for acc in by.values() for a in acc])
         market = needs_market(index, con, tickers)
         if todo or market:
             # only the tickers with something to index: the market track of each ticker
             # named is rebuilt (and compared) whole, ~0.1 s a ticker
-            owners = _owners(con, todo)
-            some = [t for t in tickers if t in owners or t in market]
+            new = set(todo)
+            some = [t for t in tickers if t in market or new.intersection(by.get(t, ()))]
             names = ", ".join(some[:8]) + ("..." if len(some) > 8 else "")
             first = " it uses first (newest first)" if staged else ""
             say(f"indexing {len(todo)} filings of {names}{first} for RAG")
