@@ -22,6 +22,7 @@ from click.testing import CliRunner
 
 from fintrade_tui.cli import main
 from fintrade_tui.config import Config, DeploymentConfig, ModelConfig
+from fintrade_tui.runs.ray_engine import WORKER_NICENESS
 from fintrade_tui.runs.runner import Runner, RunSpec
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.run_records import RunStore
@@ -72,7 +73,7 @@ def _setup() -> None:
 def _setup_logging_grants() -> None:
     """`_setup`, and each deployment a worker's pool grants logged to grants.jsonl: the
     worker's pid, the deployment, when the pool let the call go (`Pool.sent`, read from the
-    pool itself: no client latency in it) and the pool's interval."""
+    pool itself: no client latency in it), the pool's interval and the worker's niceness."""
     from fintrade_tui.models import deployments
 
     _setup()
@@ -84,6 +85,7 @@ def _setup_logging_grants() -> None:
     async def logged(self, kwargs, messages=None):
         name, kw = await acquire(self, kwargs, messages)
         grant = {"pid": os.getpid(), "deployment": name, "sent": self.sent[name]}
+        grant["nice"] = os.nice(0)  # the worker's priority
         with open(folder / "grants.jsonl", "a") as f:
             f.write(json.dumps(grant | {"interval": self.interval[name]}) + "\n")
         return name, kw
@@ -113,6 +115,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory):
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
     folder = tmp_path_factory.mktemp("scripted")
     os.environ["FINTRADE_TEST_DIR"] = str(folder)  # the workers inherit it
+    # as `run --engine ray` starts its own Ray: workers at the tests' priority, not Ray's
+    # default 15 below it (on a loaded machine each pass took ~100 s instead of ~5)
+    os.environ[WORKER_NICENESS] = "0"
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield folder
     ray.shutdown()
@@ -390,6 +395,7 @@ def test_deployment_limits_hold_across_two_workers(
     assert len(grants) == 12
     workers = {g["pid"] for g in grants}
     assert len(workers) == 2  # both workers ran
+    assert {g["nice"] for g in grants} == {os.nice(0)}  # at the tests' priority, not below
     assert {g["interval"] for g in grants} == {60 * 2 / rpm}  # each paced to half the rpm
     # how a worker's calls split between the deployments is the pool's choice; 12 calls over
     # 2 workers x 2 deployments put 3 or more on one pair, so the spacing below is exercised
