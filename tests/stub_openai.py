@@ -111,3 +111,37 @@ def serving(replies: list[dict[str, Any]]) -> Iterator[Stub]:
         stub.release.set()
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def serving_apart(text: str) -> Iterator[str]:
+    """The stub in a process of its own answering `text` to every request, while the block
+    runs; yields its /v1 base. For benchmarks: an in-process server shares the client's GIL,
+    so its work would count as the client's."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    args = [sys.executable, "-m", "tests.stub_openai", text]
+    with subprocess.Popen(args, cwd=root, stdout=subprocess.PIPE, text=True) as proc:
+        try:
+            assert proc.stdout is not None
+            yield proc.stdout.readline().strip()
+        finally:
+            proc.kill()
+
+
+def main() -> None:
+    """`python -m tests.stub_openai TEXT`: the stub in a process of its own, answering TEXT to
+    every request; prints its /v1 base on the first line, serves until killed. A benchmark's
+    server must not share the client's interpreter (its GIL) as the in-process one does."""
+    import sys
+
+    with serving([{"text": sys.argv[1]}]) as stub:
+        print(stub.base, flush=True)
+        threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()
