@@ -306,7 +306,9 @@ class Index:
             )
             tick(1)
         stop_at("index.chunked")  # chunked, nothing embedded or written yet
-        market = list(market_track.market_chunks(con, tickers=tickers, since=r.market_since))
+        # no tickers: every ticker's track (market_chunks reads [] as none)
+        wanted = list(tickers) if tickers else None
+        market = list(market_track.market_chunks(con, tickers=wanted, since=r.market_since))
         old_market: dict[str, str] = old.get("market", {})
         market_new = [c for c in market if old_market.get(c.id) != _hash(c.embed_text)]
         mine = {k for k in old_market if not tickers or k.split(":")[1] in tickers}
