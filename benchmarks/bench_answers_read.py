@@ -3,7 +3,7 @@ FinTradeBench category) answered under No-RAG, RAG and Oracle; for each conditio
 non-answers and the share the fatal-flaw screen flags `wrong_period`, and the run's time.
 
     .venv/bin/python -m benchmarks.bench_answers_read [--per-category 10] [--model local]
-        [--max-tokens 160] [--store data/fintrade.duckdb] [--bundle ../shared/data]
+        [--max-tokens 160] [--store data/fintrade.duckdb] [--bundle ../shared/data] [--keep WS]
 
 A non-answer says nothing or echoes the prompt: under 25 words, or a sentence of the prompt's
 own instructions (six words or more; the question and the evidence left out) repeated in it.
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -73,6 +74,7 @@ def main() -> None:
     ap.add_argument("--per-category", type=int, default=10, help="seed questions per category")
     ap.add_argument("--model", default="local", help="a registry name of config.yaml")
     ap.add_argument("--max-tokens", type=int, default=160, help="cap on each answer")
+    ap.add_argument("--keep", type=Path, help="copy the run's workspace here (to read answers)")
     args = ap.parse_args()
     store = harness.need_store(args.store)
     seeds = [f"{c}{i}" for c in ("F", "T", "FT") for i in range(1, args.per_category + 1)]
@@ -103,6 +105,10 @@ def main() -> None:
         runs = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
         questions = {r["question_id"]: get_question(con, r["question_id"]) for r in runs}
         con.close()
+        if args.keep:  # the database and any log not yet checkpointed into it
+            for src in Path(td).glob("ws.duckdb*"):
+                if not src.name.endswith(".lock"):
+                    shutil.copyfile(src, f"{args.keep}{src.name.removeprefix('ws.duckdb')}")
     counts: dict[str, Counter] = defaultdict(Counter)
     examples: dict[str, list[str]] = defaultdict(list)
     for r in runs:
