@@ -245,7 +245,9 @@ async def _settle(pilot: Any) -> None:
         await pilot.pause(0.05)
     for i in range(MAX_ROUNDS):
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        # not `wait_for_complete`: it raises a worker's error if the worker is still listed;
+        # the screen's own handler reports that error (ShotApp.errors), which _draw raises
+        await asyncio.gather(*(w.wait() for w in list(app.workers)), return_exceptions=True)
         if i + 1 >= SETTLE_ROUNDS and not any(w.is_running for w in app.workers):
             break
     await pilot.pause()

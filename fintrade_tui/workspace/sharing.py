@@ -122,10 +122,11 @@ class Gate:
                 return
             if self.con is not None:
                 self.con.close()
-                self.con = None
                 if self.writing:  # still under the lock: this stamp is our own writing's
                     self.own_stamp = file_stamp(self.path)
                     self.own_run.append(self.own_stamp)
+                # after the stamp: a watch that sees no connection sees our last stamp too
+                self.con = None
                 if self.committed:  # the close checkpointed the commit into the file
                     self.committed = False
                     stop_at("workspace.checkpointed")  # the lock file still held
@@ -154,11 +155,11 @@ class Gate:
             if write and (before := file_stamp(self.path)) != self.own_stamp:
                 self.own_run.clear()  # another process wrote since our last write
                 self.own_run.append(before)
+            self.writing = write  # before the connection: a watch never sees it mislabelled
             self.con = self._connect(write, deadline)
         except BaseException:
             self.release()
             raise
-        self.writing = write
         self.opened_at = self.clock.monotonic()
         if write and not self.prepared:
             self.prepare(self.con)

@@ -30,8 +30,7 @@ class WorkspaceWatch:
     def __init__(self, con: SharedConnection) -> None:
         self.con = con
         self.gate = con._gate
-        self.stamp = file_stamp(self.gate.path)
-        self.counts = self._counts()
+        self.stamp, self.counts = self._look()
 
     def changed(self) -> bool:
         """Has the file changed since the last look, by someone other than this process?
@@ -50,12 +49,21 @@ class WorkspaceWatch:
 
     def poll(self) -> WorkspaceChange | None:
         """After `changed()`: what is new (runs a thread; it reads the workspace)."""
-        stamp = file_stamp(self.gate.path)
-        counts = self._counts()
+        stamp, counts = self._look()
         before = self.counts
         self.stamp, self.counts = stamp, counts
         runs, scores = counts[0] - before[0], counts[1] - before[1]
         return WorkspaceChange(max(runs, 0), max(scores, 0))
+
+    def _look(self) -> tuple[tuple[int, ...], tuple[int, int]]:
+        """The file's stamp and the counts it holds, with no statement of ours between them.
+        A look while our own write connection is open sees a state of our own writing (the
+        lock file keeps every other process out), so that stamp joins our run of writes."""
+        with self.gate.lock:
+            stamp = file_stamp(self.gate.path)
+            if self.gate.con is not None and self.gate.writing:
+                self.gate.own_run.append(stamp)
+            return stamp, self._counts()
 
     def _counts(self) -> tuple[int, int]:
         cur = self.con.cursor()

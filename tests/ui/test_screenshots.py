@@ -103,6 +103,35 @@ def test_bad_screen_and_missing_ticker_are_user_errors(ui_cfg: Config) -> None: 
         shoot(ui_cfg, "company", ticker="AAPL", quarter="FY1990 Q1")
 
 
+def test_a_screen_error_raised_while_the_shot_waits_is_still_one_line(
+    ui_cfg: Config,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a busy machine the screen's loading worker fails while the shot is waiting on it
+    (a CI run once got textual's WorkerFailed here): the shot still fails with the screen's
+    own line. The worker is held until something waits on it, then fails."""
+    import threading
+
+    import fintrade_tui.screens.company as company
+    from textual.worker import Worker
+
+    waited = threading.Event()
+    wait, view = Worker.wait, company.quarter_view
+
+    async def waiting(self: Worker, *a, **k):
+        waited.set()
+        return await wait(self, *a, **k)
+
+    def held_view(*a, **k):
+        assert waited.wait(120), "nothing waited on the screen's worker"
+        return view(*a, **k)
+
+    monkeypatch.setattr(Worker, "wait", waiting)
+    monkeypatch.setattr(company, "quarter_view", held_view)
+    with pytest.raises(UserError, match="quarter 'FY1990 Q1': has no data"):
+        shoot(ui_cfg, "company", ticker="AAPL", quarter="FY1990 Q1")
+
+
 async def test_shoot_from_a_worker_thread_of_a_running_explorer(ui_cfg: Config) -> None:  # noqa: F811
     """The explorer holds the workspace (read-write): the shot draws on its connections, from
     its worker thread, and leaves the explorer running and its context its own."""

@@ -20,6 +20,7 @@ from fintrade_tui.errors import UserError
 from fintrade_tui.workspace import connection, sharing
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.run_records import RunStore
+from fintrade_tui.workspace.scores import Score, ScoreStore
 from fintrade_tui.workspace.watch import WorkspaceWatch
 from tests.clock import FakeClock
 
@@ -234,5 +235,23 @@ def test_the_watch_tells_another_process_s_runs_from_its_own(tmp_path: Path) -> 
     _let_go(ws, clock)
     assert watch.changed()
     assert watch.poll().runs == 1
+    assert not watch.changed()
+    ws.close()
+
+
+def test_a_watch_that_first_looks_during_our_own_writing_stays_quiet(tmp_path: Path) -> None:
+    """The explorer's first look may come while its own write connection is still open (the
+    schema it just brought up, a re-score under way): scores it goes on to save are its own,
+    not another process's — the Results screen's `m` once announced its own 7 scores as new."""
+    path = tmp_path / "ws.duckdb"
+    clock = FakeClock()
+    ws = _open(path, clock)
+    runs, scores = RunStore(ws), ScoreStore(ws)
+    ids = [runs.start({"question_id": f"F{i}", "condition": "rag", "model": "m"}) for i in range(3)]
+    assert ws._gate.con is not None and ws._gate.writing  # still open from our writing
+    watch = WorkspaceWatch(ws)  # the first look, mid-way through our own writes
+    for run_id in ids:
+        scores.save(Score(run_id=run_id, kind="match", label="correct"))
+    _let_go(ws, clock)
     assert not watch.changed()
     ws.close()
