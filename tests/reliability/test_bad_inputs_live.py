@@ -22,7 +22,6 @@ from fintrade_tui.config import Config, ModelConfig, load_config
 from fintrade_tui.judging.judge import JudgeInput, judge_run, panel_run
 from fintrade_tui.models import llm, providers
 from fintrade_tui.runs.runner import Runner, RunSpec, drain
-from fintrade_tui.ui.textual_private import notifications
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.questions import RESOLVED, Question, save_questions
 from fintrade_tui.workspace.run_records import RunStore
@@ -212,7 +211,7 @@ async def test_filters_take_any_text_and_the_app_stays_alive(
     from textual.widgets import Input, Static
 
     from fintrade_tui.ui.app import FinTradeApp
-    from tests.ui.conftest import settle, until
+    from tests.ui.conftest import notices, settle, until
 
     _, screen, text = case
     with open_workspace(cfg.workspace) as ws:
@@ -220,6 +219,7 @@ async def test_filters_take_any_text_and_the_app_stays_alive(
     app = FinTradeApp(cfg, start=screen)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
+        sent = notices(app)
         box = app.screen.query_one("#universe-filter" if screen == "universe" else "#q-ticker")
         assert isinstance(box, Input)
         box.focus()
@@ -235,8 +235,7 @@ async def test_filters_take_any_text_and_the_app_stays_alive(
         shown = _screen_text(app)
         assert "\x1b" not in shown and "\x07" not in shown
         assert box.value == typed
-        notes = [n.message for n in notifications(app)]
-        assert ("control characters removed from the filter" in notes) == (typed != text)
+        assert ("control characters removed from the filter" in sent) == (typed != text)
         if screen == "universe":
             count = str(app.screen.query_one("#universe-count", Static).render())
             assert f"matching {typed.strip()!r}" in count  # the literal, never markup

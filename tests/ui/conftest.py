@@ -6,6 +6,8 @@ for it to mount and settle; `wait_for` is `until` for another
 process's screen (the tmux walk), which has no message queue here to await. Each gives up, naming
 what it waited for, only after a limit that a loaded machine never reaches: a hung test's.
 
+`notices` records the notifications an app sends, however long the test takes to look.
+
 `populated_workspace` is a copy of the hand-populated workspace (`populate()` of
 tests/unit/test_failures_export.py), built once per process: each test gets its own file."""
 
@@ -26,6 +28,21 @@ T = TypeVar("T")
 
 LIMIT = 60.0  # seconds: only a hung test waits this long, however busy the machine
 LOOK_AGAIN = 0.05  # seconds between looks at another process's screen (wait_for only)
+
+
+def notices(app: Any) -> list[str]:
+    """Every notification the app sends from now on, as sent (a live list). Not the app's own
+    list of those on show: each leaves it when its timeout passes, which a loaded machine can
+    reach before the test looks."""
+    sent: list[str] = []
+    notify = app.notify
+
+    def recording(message: Any, *args: Any, **kwargs: Any) -> None:
+        sent.append(str(message))
+        notify(message, *args, **kwargs)
+
+    app.notify = recording
+    return sent
 
 
 async def until(

@@ -26,11 +26,10 @@ from fintrade_tui.store.company import (
 )
 from fintrade_tui.store.queries import fundamentals_as_of, signals_between, snapshot
 from fintrade_tui.ui.screenshots import tables_measured
-from fintrade_tui.ui.textual_private import notifications
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.questions import Question, save_questions
 from tests.conftest import BUNDLE
-from tests.ui.conftest import goto, settle, until
+from tests.ui.conftest import goto, notices, settle, until
 
 # -- core ----------------------------------------------------------------------------------
 
@@ -243,10 +242,11 @@ async def test_unknown_ticker_is_shown_in_place(cfg: Config) -> None:
     app = FinTradeApp(cfg)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot)
+        sent = notices(app)
         await goto(pilot, "company", ticker="ZZZZ")
         assert type(app.screen).__name__ == "CompanyScreen"
         assert "not in the store" in str(app.screen.query_one("#company-quarter").content)
-        assert any("ZZZZ" in n.message for n in notifications(app))
+        assert any("ZZZZ" in m for m in sent)
         await pilot.press("left", "right")  # nothing loaded: the keys do nothing, no crash
         assert app.is_running
 

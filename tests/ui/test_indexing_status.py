@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from fintrade_tui.config import Config, load_config
 from fintrade_tui.retrieval import indexing
 from fintrade_tui.ui.app import FinTradeApp
-from fintrade_tui.ui.textual_private import notifications
 from tests.conftest import needs_bundle, write_config
-from tests.ui.conftest import until
+from tests.ui.conftest import notices, until
 
 pytestmark = needs_bundle
 
@@ -54,6 +52,7 @@ async def test_title_shows_progress_then_a_ready_notice(built_store, tmp_path) -
     titles: list[str] = []
     async with app.run_test(size=(120, 40)) as pilot:
         app.watch(app, "title", lambda title: titles.append(title))  # each, as it changes
+        sent = notices(app)
         bg = indexing.background(cfg)
         # AAPL: 8 filings, the smallest of the bundle. The indexer is held before its first
         # filing (as while a model answers) until the title has shown it: a quick index must
@@ -71,9 +70,8 @@ async def test_title_shows_progress_then_a_ready_notice(built_store, tmp_path) -
             what="AAPL's filings indexed and the title's progress stopped",
             timeout=300,
         )
-        notices: list[Any] = [n.message for n in notifications(app)]
     shown = [t for t in titles if "indexing for RAG" in t]
     assert shown, titles[:5]
     assert any("/8 filings · AAPL 10-" in t for t in shown)
     assert titles[-1] == "fintrade-tui"  # back to the plain title once done
-    assert any("8 filings of 1 company ready" in m for m in notices), notices
+    assert any("8 filings of 1 company ready" in m for m in sent), sent
