@@ -103,6 +103,8 @@ def main() -> None:
         cur = con.execute("SELECT * FROM runs WHERE batch = 'read'")
         names = [d[0] for d in cur.description]
         runs = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+        for r in runs:  # as the run store reads it: the screen reads the evidence's periods
+            r["evidence"] = json.loads(r["evidence"]) if r["evidence"] else None
         questions = {r["question_id"]: get_question(con, r["question_id"]) for r in runs}
         con.close()
         if args.keep:  # the database and any log not yet checkpointed into it

@@ -15,7 +15,7 @@ is what counts (a screening that found nothing is recorded too, so "clean" is a 
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -31,6 +31,11 @@ if TYPE_CHECKING:
 
 LENGTH_REASONS = {"length", "max_tokens", "model_length"}  # OpenAI, Anthropic/Inspect, Inspect
 EVIDENCE_CHARS = 12_000  # what the LLM check reads of a run's evidence (a small model's context)
+# How long before a question's window a period may have ended and still be the latest reported
+# in it: a 10-Q is due 40-45 days after its quarter, a 10-K 60-90 after its year, plus a
+# quarter's margin; a year's figures stay the latest annual ones for a year more.
+LATEST_REPORTED = timedelta(days=135)
+LATEST_ANNUAL = timedelta(days=455)
 
 
 def _answer(run: dict[str, Any]) -> str:
@@ -118,17 +123,36 @@ def question_window(q: Question) -> tuple[date, date] | None:
 
 def wrong_period(run: dict[str, Any], q: Question) -> list[Flag]:
     """Dates or periods after the question's as-of (not knowable then), and for a question
-    with a window, periods wholly outside it."""
+    with a window, periods wholly outside it — except, before the window, a period the
+    answer had every reason to use: one its evidence names (the latest filing's quarter, a
+    trend's prior quarters) or one recent enough to be the latest reported in the window."""
     as_of = q.as_of or run.get("as_of")
     window = question_window(q)
+    given: set[tuple[date, date]] | None = None
     out = []
     for phrase, at, first, last, _kind in named_periods(_answer(run)):
         if as_of and first > as_of:
             out.append(Flag("wrong_period", f"{phrase} after as-of {as_of}", phrase, at))
-        elif window and (last < window[0] or first > window[1]):
-            why = f"{phrase} outside the question's period {window[0]} to {window[1]}"
-            out.append(Flag("wrong_period", why, phrase, at))
+            continue
+        if not window or window[0] <= last and first <= window[1]:
+            continue
+        if last < window[0]:
+            lag = LATEST_ANNUAL if (last - first).days >= 360 else LATEST_REPORTED
+            if last >= window[0] - lag:
+                continue
+            given = _evidence_periods(run) if given is None else given
+            if (first, last) in given:
+                continue
+        why = f"{phrase} outside the question's period {window[0]} to {window[1]}"
+        out.append(Flag("wrong_period", why, phrase, at))
     return out
+
+
+def _evidence_periods(run: dict[str, Any]) -> set[tuple[date, date]]:
+    """The dates and periods the run's evidence items name (their titles and text)."""
+    items = (run.get("evidence") or {}).get("items") or []
+    text = "\n".join(f"{i.get('title') or ''}\n{i.get('text') or ''}" for i in items)
+    return {(first, last) for _p, _at, first, last, _k in named_periods(text)}
 
 
 # --- truncation ----------------------------------------------------------------------------------

@@ -110,6 +110,52 @@ def test_reasons_name_the_date_the_company_and_the_cause() -> None:
     assert flaws.flag_line(period.to_dict()) == "⚑ wrong_period: 2025-09-30 after as-of 2025-06-30"
 
 
+SEPTEMBER = Question(
+    "F1", "fintradebench", "F", "As of September 2025, is Apple really as profitable as it seems?",
+    tickers=["AAPL"], as_of=date(2025, 9, 30), window_start=date(2025, 9, 1),
+    window_end=date(2025, 9, 30), status=RESOLVED,
+)  # fmt: skip
+LATEST_QUARTER = "Apple's ROE for the quarter ended 2025-06-28 was 0.356 (10-Q filed 2025-08-01)."
+OLDER_QUARTER = "It was 0.41 for the quarter ended 2024-12-28."
+
+
+@pytest.mark.parametrize(
+    ("answer", "flagged"),
+    [
+        # the latest quarter and filing known in September: what the answer should use
+        (LATEST_QUARTER, []),
+        ("In June 2025 the ROA was 0.07.", []),
+        ("Apple's fiscal 2024 annual report shows ROE of 1.6.", []),  # the latest 10-K's year
+        # older than the latest reported: flagged, unless the evidence gave it
+        (OLDER_QUARTER, ["2024-12-28"]),
+        ("Apple's 2023 ROE was 1.5.", ["2023"]),
+        ("By October 2025 it will have risen.", ["October 2025"]),  # after as-of: always
+    ],
+)
+def test_a_window_question_accepts_the_periods_known_in_the_window(answer, flagged) -> None:
+    got = flaws.wrong_period(_run(answer), SEPTEMBER)
+    assert [f.span for f in got] == flagged
+
+
+def test_a_period_the_evidence_named_is_not_the_answers_mistake() -> None:
+    """A trend question's Oracle gives the quarters before the latest: citing them is right;
+    the same answer without that evidence is flagged."""
+    prior = {
+        "id": "oracle:AAPL:roe:2024-12-28",
+        "title": "AAPL ROE = 0.41",
+        "text": "AAPL ROE 0.41 for the quarter ended 2024-12-28, from the 10-Q filed 2025-01-31",
+    }
+    given = {"evidence": {"condition": "oracle", "items": [prior]}}
+    assert flaws.wrong_period(_run(OLDER_QUARTER, **given), SEPTEMBER) == []
+    (flag,) = flaws.wrong_period(_run(OLDER_QUARTER), SEPTEMBER)
+    assert flag.reason == "2024-12-28 outside the question's period 2025-09-01 to 2025-09-30"
+    # the evidence's periods excuse only periods before the window, never after the as-of
+    later = {"evidence": {"items": [prior | {"text": "ROE for the quarter ended 2025-12-27"}]}}
+    (after,) = flaws.wrong_period(_run("ROE fell in the quarter ended 2025-12-27.", **later),
+                                  SEPTEMBER)  # fmt: skip
+    assert after.reason == "2025-12-27 after as-of 2025-09-30"
+
+
 def _mock_cfg(tmp_path: Path, reply: Any) -> Any:
     config = write_config(tmp_path / "cfg", BUNDLE, extra=f"workspace: {tmp_path / 'ws.duckdb'}\n")
     cfg = load_config(config)

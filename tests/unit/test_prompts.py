@@ -25,8 +25,8 @@ from fintrade_tui.workspace.questions import Question
 
 AS_OF = "You are answering as of the close of 2024-11-05. You do not know anything after that date."
 ROLE = "careful financial analyst"
-SUBTASKS = "The task has three parts"
-STEPS = "Work step by step"
+SUBTASKS = "A good answer does three things"
+STEPS = "Write the answer itself"
 CRITERIA = "Your answer will be judged on"
 CITE = "Cite the label"
 JUSTIFY = '"Justification"'
@@ -114,7 +114,7 @@ def test_l1_is_one_sentence_and_the_question() -> None:
     p = build_prompt(question(), evidence(condition="no_rag"), "L1")
     assert p.messages[0]["content"].startswith(AS_OF + "\n\nText between <evidence>")
     directive, q, cue = p.messages[1]["content"].split("\n\n")
-    assert cue == "Now write your answer to the question: " + question().text
+    assert cue == "Now answer, starting with the answer itself: " + question().text
     assert re.fullmatch(r"[^.?!]+[.?!]", directive)
     assert q.startswith("Question: How did AAPL's return on equity change")
     assert "Companies: AAPL" in q and "Period in question: 2024-08-01 to 2024-11-05" in q

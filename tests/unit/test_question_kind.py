@@ -187,7 +187,7 @@ def test_document_qa_prompt_names_no_trading_indicator(level: str, condition: st
     if condition == "oracle":
         assert CAPEX in p.text  # the supplied excerpt is there, as data
     if LEVELS.index(level) >= LEVELS.index("L3"):
-        assert "Find the parts of the filing that answer the question" in p.text
+        assert "the section, table or note of the filing the question concerns" in p.text
 
 
 @pytest.mark.parametrize("condition", ["no_rag", "rag", "tool_use"])
@@ -224,7 +224,7 @@ def test_every_kind_keeps_the_teler_shape(kind_question) -> None:
     l1 = build_prompt(kq, Evidence("no_rag"), "L1")
     directive, question, cue = l1.messages[1]["content"].split("\n\n")
     assert re.fullmatch(r"[^.?!]+[.?!]", directive) and question.startswith("Question: ")
-    assert cue == "Now write your answer to the question: " + kq.text.strip()
+    assert cue == "Now answer, starting with the answer itself: " + kq.text.strip()
     for level in LEVELS:
         p = build_prompt(kq, Evidence("rag", [filing_chunk()]), level)
         assert ("cite" in p.text.lower()) == (level in ("L5", "L6")), level
