@@ -67,6 +67,7 @@ def test_each_level_gets_an_answer_not_the_instructions(level: str, condition: s
         return "".join([t async for t in llm.stream_chat(kw, p.messages, llm.Usage())])
 
     answer = asyncio.run(go())
-    instructions = p.messages[1]["content"].split("Question:")[0]
+    # the guidance (system message) and the directive before the question
+    instructions = p.messages[0]["content"] + "\n" + p.messages[1]["content"].split("Question:")[0]
     assert len(answer) > 100, answer
     assert _longest_copied(answer, instructions) < 60, answer  # not the task read back

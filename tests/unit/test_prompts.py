@@ -114,7 +114,11 @@ def test_l1_is_one_sentence_and_the_question() -> None:
     p = build_prompt(question(), evidence(condition="no_rag"), "L1")
     assert p.messages[0]["content"].startswith(AS_OF + "\n\nText between <evidence>")
     directive, q, cue = p.messages[1]["content"].split("\n\n")
-    assert cue == "Now answer, starting with the answer itself: " + question().text
+    assert (
+        cue
+        == "Now answer, starting with the answer itself, then the figures behind it: "
+        + question().text
+    )
     assert re.fullmatch(r"[^.?!]+[.?!]", directive)
     assert q.startswith("Question: How did AAPL's return on equity change")
     assert "Companies: AAPL" in q and "Period in question: 2024-08-01 to 2024-11-05" in q

@@ -224,7 +224,11 @@ def test_every_kind_keeps_the_teler_shape(kind_question) -> None:
     l1 = build_prompt(kq, Evidence("no_rag"), "L1")
     directive, question, cue = l1.messages[1]["content"].split("\n\n")
     assert re.fullmatch(r"[^.?!]+[.?!]", directive) and question.startswith("Question: ")
-    assert cue == "Now answer, starting with the answer itself: " + kq.text.strip()
+    assert (
+        cue
+        == "Now answer, starting with the answer itself, then the figures behind it: "
+        + kq.text.strip()
+    )
     for level in LEVELS:
         p = build_prompt(kq, Evidence("rag", [filing_chunk()]), level)
         assert ("cite" in p.text.lower()) == (level in ("L5", "L6")), level
