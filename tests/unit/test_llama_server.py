@@ -26,6 +26,7 @@ from tests.llama_server import ALIAS, llama_server
 
 pytestmark = needs_bundle
 QUESTIONS = [f"S-{i}" for i in range(1, 21)]  # no_rag: the batch of twenty
+HUNG = 900  # seconds: a model call that takes longer has hung
 
 
 @pytest.fixture(scope="module")
@@ -41,14 +42,17 @@ def served(built_store: Config, server: str, tmp_path_factory: pytest.TempPathFa
     """A workspace of twenty copies of the AAPL FY2024 question and a registry whose `srv` is
     the server (a key the server ignores, read from its variable as for any hosted model)."""
     tmp = tmp_path_factory.mktemp("served")
+    # a hung call's limit, not the default 120 s: on a loaded machine a four-round tool call
+    # once took 120 s, and these tests check the path, not the server's speed
     extra = (
         f"workspace: {tmp / 'ws.duckdb'}\n"
         "models:\n  srv:\n"
         f"    model: openai/{ALIAS}\n    api_base: {server}\n    api_key_env: SRV_KEY\n"
-        "    temperature: 0\n    max_tokens: 24\n    tools: native\n"
+        f"    temperature: 0\n    max_tokens: 24\n    tools: native\n    timeout: {HUNG}\n"
         "  srv-judge:\n"
         f"    model: openai/{ALIAS}\n    api_base: {server}\n    api_key_env: SRV_KEY\n"
         "    temperature: 0\n    max_tokens: 400\n    structured: json_object\n"
+        f"    timeout: {HUNG}\n"
         # TELeR L1, the shortest prompts: a 135M model on one thread reads ~100 tokens a second
         "runs:\n  default_model: srv\n  level: L1\n  concurrency: 4\n  per_model: 2\n"
         "judging:\n  model: srv-judge\n"
