@@ -4,6 +4,7 @@ non-answers and the share the fatal-flaw screen flags `wrong_period`, and the ru
 
     .venv/bin/python -m benchmarks.bench_answers_read [--per-category 10] [--model local]
         [--max-tokens 160] [--store data/fintrade.duckdb] [--bundle ../shared/data] [--keep WS]
+    .venv/bin/python -m benchmarks.bench_answers_read --count WS
 
 A non-answer says nothing or echoes the prompt: under 25 words, or a sentence of the prompt's
 own instructions (six words or more; the question and the evidence left out) repeated in it.
@@ -11,6 +12,8 @@ own instructions (six words or more; the question and the evidence left out) rep
 decided in an answer's first sentences, and 512 tokens a run would take hours on 2 cores.
 A run that ended in error (an Oracle prompt over the model's context) counts in neither share:
 its count is printed. Workspace in a temp folder; models, index and exports are the project's.
+`--count WS` counts a workspace `--keep` kept again, with the screen as it reads now, and runs
+no model.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import shutil
 import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import yaml
@@ -66,19 +70,29 @@ def _model_entry(model: str, max_tokens: int) -> str:
 
 
 def main() -> None:
-    from fintrade_tui.judging.flaws import wrong_period
-    from fintrade_tui.workspace.questions import get_question
-
     ap = harness.parser(__doc__)
     harness.add_store(ap)
     ap.add_argument("--per-category", type=int, default=10, help="seed questions per category")
     ap.add_argument("--model", default="local", help="a registry name of config.yaml")
     ap.add_argument("--max-tokens", type=int, default=160, help="cap on each answer")
     ap.add_argument("--keep", type=Path, help="copy the run's workspace here (to read answers)")
+    ap.add_argument("--count", type=Path, help="count a kept workspace again; run nothing")
     args = ap.parse_args()
-    store = harness.need_store(args.store)
-    seeds = [f"{c}{i}" for c in ("F", "T", "FT") for i in range(1, args.per_category + 1)]
     start = harness.load()
+    if args.count:
+        runs, questions = _read(args.count)
+        head = f"{len({r['question_id'] for r in runs})} seeds counted again from {args.count}"
+    else:
+        seeds = [f"{c}{i}" for c in ("F", "T", "FT") for i in range(1, args.per_category + 1)]
+        took, runs, questions = _run(args, seeds)
+        head = f"{len(seeds)} seeds x {len(CONDITIONS)} conditions, model {args.model}"
+        head += f" (max_tokens {args.max_tokens}); run {took:.0f} s"
+    _print(runs, questions, [head, harness.machine(start)])
+
+
+def _run(args: Any, seeds: list[str]) -> tuple[float, list[dict], dict[str, Any]]:
+    """`fintrade-tui run` over the seeds in a temp workspace; its runs and questions."""
+    store = harness.need_store(args.store)
     with tempfile.TemporaryDirectory(prefix="bench-answers-") as td:
         data = Path("data").resolve()
         shared = f"model_dir: {data / 'models'}\n"
@@ -99,18 +113,35 @@ def main() -> None:
             "--json",
             ok=(0, 3),
         )  # fmt: skip (exit 3: some runs ended in error, counted apart)
-        con = duckdb.connect(str(Path(td) / "ws.duckdb"), read_only=True)
-        cur = con.execute("SELECT * FROM runs WHERE batch = 'read'")
-        names = [d[0] for d in cur.description]
-        runs = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
-        for r in runs:  # as the run store reads it: the screen reads the evidence's periods
-            r["evidence"] = json.loads(r["evidence"]) if r["evidence"] else None
-        questions = {r["question_id"]: get_question(con, r["question_id"]) for r in runs}
-        con.close()
+        runs, questions = _read(Path(td) / "ws.duckdb")
         if args.keep:  # the database and any log not yet checkpointed into it
             for src in Path(td).glob("ws.duckdb*"):
                 if not src.name.endswith(".lock"):
                     shutil.copyfile(src, f"{args.keep}{src.name.removeprefix('ws.duckdb')}")
+    return took, runs, questions
+
+
+def _read(workspace: Path) -> tuple[list[dict], dict[str, Any]]:
+    """The batch's runs, as the run store reads them (the screen reads the evidence's
+    periods), and their questions."""
+    from fintrade_tui.workspace.questions import get_question
+
+    con = duckdb.connect(str(workspace), read_only=True)
+    try:
+        cur = con.execute("SELECT * FROM runs WHERE batch = 'read'")
+        names = [d[0] for d in cur.description]
+        runs = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+        for r in runs:
+            r["evidence"] = json.loads(r["evidence"]) if r["evidence"] else None
+        questions = {r["question_id"]: get_question(con, r["question_id"]) for r in runs}
+    finally:
+        con.close()
+    return runs, questions
+
+
+def _print(runs: list[dict], questions: dict[str, Any], head: list[str]) -> None:
+    from fintrade_tui.judging.flaws import wrong_period
+
     counts: dict[str, Counter] = defaultdict(Counter)
     examples: dict[str, list[str]] = defaultdict(list)
     for r in runs:
@@ -141,11 +172,7 @@ def main() -> None:
     non = sum(counts[c]["short"] + counts[c]["echo"] for c in CONDITIONS)
     flagged = sum(counts[c]["wrong_period"] for c in CONDITIONS)
     harness.report(
-        [
-            f"{len(seeds)} seeds x {len(CONDITIONS)} conditions, model {args.model}"
-            f" (max_tokens {args.max_tokens}); run {took:.0f} s",
-            harness.machine(start),
-        ],
+        head,
         ["condition", "answers", "errors", "non-answers", "wrong_period"],
         rows,
         [

@@ -123,28 +123,27 @@ def question_window(q: Question) -> tuple[date, date] | None:
 
 def wrong_period(run: dict[str, Any], q: Question) -> list[Flag]:
     """Dates or periods after the question's as-of (not knowable then), and for a question
-    with a window, periods wholly outside it — except, before the window, a period the
-    answer had every reason to use: one its evidence names (the latest filing's quarter, a
-    trend's prior quarters) or one recent enough to be the latest reported in the window."""
+    with a window, periods wholly outside it — except a period the answer had every reason to
+    use: one its evidence names (point-in-time by construction, so a later date there is the
+    filing's own: a plan's end, a fiscal label such as Microsoft's FY2025 Q4), or, before the
+    window, one recent enough to be the latest reported in it."""
     as_of = q.as_of or run.get("as_of")
     window = question_window(q)
     given: set[tuple[date, date]] | None = None
     out = []
     for phrase, at, first, last, _kind in named_periods(_answer(run)):
         if as_of and first > as_of:
-            out.append(Flag("wrong_period", f"{phrase} after as-of {as_of}", phrase, at))
-            continue
-        if not window or window[0] <= last and first <= window[1]:
-            continue
-        if last < window[0]:
+            why = f"{phrase} after as-of {as_of}"
+        elif window and (last < window[0] or first > window[1]):
             lag = LATEST_ANNUAL if (last - first).days >= 360 else LATEST_REPORTED
-            if last >= window[0] - lag:
-                continue
-            given = _evidence_periods(run) if given is None else given
-            if (first, last) in given:
-                continue
-        why = f"{phrase} outside the question's period {window[0]} to {window[1]}"
-        out.append(Flag("wrong_period", why, phrase, at))
+            if window[0] - lag <= last < window[0]:
+                continue  # recent enough to be the latest reported in the window
+            why = f"{phrase} outside the question's period {window[0]} to {window[1]}"
+        else:
+            continue
+        given = _evidence_periods(run) if given is None else given
+        if (first, last) not in given:
+            out.append(Flag("wrong_period", why, phrase, at))
     return out
 
 

@@ -149,11 +149,19 @@ def test_a_period_the_evidence_named_is_not_the_answers_mistake() -> None:
     assert flaws.wrong_period(_run(OLDER_QUARTER, **given), SEPTEMBER) == []
     (flag,) = flaws.wrong_period(_run(OLDER_QUARTER), SEPTEMBER)
     assert flag.reason == "2024-12-28 outside the question's period 2025-09-01 to 2025-09-30"
-    # the evidence's periods excuse only periods before the window, never after the as-of
-    later = {"evidence": {"items": [prior | {"text": "ROE for the quarter ended 2025-12-27"}]}}
-    (after,) = flaws.wrong_period(_run("ROE fell in the quarter ended 2025-12-27.", **later),
-                                  SEPTEMBER)  # fmt: skip
-    assert after.reason == "2025-12-27 after as-of 2025-09-30"
+    # evidence is point-in-time: a later date in it is the filing's own (a plan's end, a
+    # fiscal label), so an answer repeating it has not looked ahead; one of its own has
+    plan = "may sell up to 1,900 shares over a period ending on November 17, 2025"
+    later = {"evidence": {"items": [prior | {"text": f"The trading plan {plan}."}]}}
+    answer = "An executive's plan ends November 17, 2025; a recovery came in October 2025."
+    (after,) = flaws.wrong_period(_run(answer, **later), SEPTEMBER)
+    assert after.reason == "October 2025 after as-of 2025-09-30"
+    # Microsoft's fiscal label, read as a calendar quarter, would be after the as-of
+    label = "MSFT ROE 0.0793 for the quarter ended 2025-06-30, known from 2025-07-30 (FY2025 Q4)"
+    msft = {"evidence": {"items": [{"title": "MSFT ROE = 0.0793", "text": label}]}}
+    assert flaws.wrong_period(_run("Its ROE in FY2025 Q4 was 0.0793.", **msft), SEPTEMBER) == []
+    assert [f.span for f in flaws.wrong_period(_run("Its ROE in FY2025 Q4 was 0.0793."),
+                                                SEPTEMBER)] == ["FY2025 Q4"]  # fmt: skip
 
 
 def _mock_cfg(tmp_path: Path, reply: Any) -> Any:
