@@ -122,17 +122,13 @@ def _run(args: Any, seeds: list[str]) -> tuple[float, list[dict], dict[str, Any]
 
 
 def _read(workspace: Path) -> tuple[list[dict], dict[str, Any]]:
-    """The batch's runs, as the run store reads them (the screen reads the evidence's
-    periods), and their questions."""
+    """The batch's runs as the run store reads them, and their questions."""
     from fintrade_tui.workspace.questions import get_question
+    from fintrade_tui.workspace.run_records import RunStore
 
     con = duckdb.connect(str(workspace), read_only=True)
     try:
-        cur = con.execute("SELECT * FROM runs WHERE batch = 'read'")
-        names = [d[0] for d in cur.description]
-        runs = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
-        for r in runs:
-            r["evidence"] = json.loads(r["evidence"]) if r["evidence"] else None
+        runs = RunStore(con, read_only=True).list(batch="read", limit=100_000)
         questions = {r["question_id"]: get_question(con, r["question_id"]) for r in runs}
     finally:
         con.close()

@@ -26,7 +26,7 @@ from fintrade_tui.ui.app import FinTradeApp
 from fintrade_tui.ui.screenshots import tables_measured
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.evidence import LABELS
-from tests.ui.conftest import settle, until
+from tests.ui.conftest import notices, settle, until
 from tests.unit.test_failures_export import EXPECTED, QUESTIONS
 
 SIZE = (160, 48)
@@ -189,9 +189,7 @@ async def test_enter_replays_read_only_and_x_exports(ui_cfg: Config) -> None:
         await settle(pilot)
         goto = Recorder()
         app.action_goto = goto  # the Arena is another screen's business
-        notes: list[str] = []
-        notify = app.notify
-        app.notify = lambda message, **kw: (notes.append(str(message)), notify(message, **kw))
+        notes = notices(app)
         screen = app.screen
         index = next(i for i, c in enumerate(screen.shown) if c["filter"] == "contradicted")
         screen.query_one("#failures", DataTable).move_cursor(row=index)
@@ -232,9 +230,7 @@ async def test_w_writes_the_filtered_view_as_an_html_report_and_files(ui_cfg: Co
     app = FinTradeApp(ui_cfg, start="results")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        notes: list[str] = []
-        notify = app.notify
-        app.notify = lambda message, **kw: (notes.append(str(message)), notify(message, **kw))
+        notes = notices(app)
         screen = app.screen
         await pilot.press("e")  # errors off: the view lists the other filters' cases
         await pilot.pause()

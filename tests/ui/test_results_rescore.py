@@ -13,7 +13,7 @@ from fintrade_tui.config import Config
 from fintrade_tui.judging.session import score_rows
 from fintrade_tui.stats.tables import LABELS_SCALE, accuracy_table, fmt_cell, shown_conditions
 from fintrade_tui.ui.app import FinTradeApp
-from tests.ui.conftest import settle
+from tests.ui.conftest import notices, settle
 from tests.unit.test_rescore import SELECTED, cfg, cfg_path  # noqa: F401 (fixtures)
 
 SIZE = (160, 48)
@@ -40,11 +40,9 @@ async def test_m_rescores_the_view_and_shows_the_matchers_matrix(
     monkeypatch.setattr(litellm, "completion", boom)
     monkeypatch.setattr(litellm, "acompletion", boom)
     app = FinTradeApp(cfg, start="results")
-    notes: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        notify = app.notify
-        app.notify = lambda message, **kw: (notes.append(str(message)), notify(message, **kw))
+        notes = notices(app)
         screen = app.screen
         assert isinstance(screen, ResultsScreen) and _match_runs(app) == []
         await pilot.press("m")

@@ -20,7 +20,7 @@ from fintrade_tui.config import Config
 from fintrade_tui.ui.app import FinTradeApp
 from fintrade_tui.workspace.connection import open_workspace
 from tests.conftest import BUNDLE, write_config
-from tests.ui.conftest import settle, until
+from tests.ui.conftest import notices, settle, until
 from tests.ui.test_results import SIZE
 
 MODELS = set(synthetic_runs.MODELS)
@@ -52,20 +52,6 @@ def _watch_has_looked(app: FinTradeApp) -> bool:
     """The workspace watch has taken its first look: what it saw then is not news, what
     another process writes after it is."""
     return app._watch is not None
-
-
-def _recorded_notices(app: FinTradeApp) -> list[str]:
-    """Every notice the app posts, as posted: a notice lives 5 s, which a loaded machine's
-    import and `score` process can outlast before the test looks."""
-    notes: list[str] = []
-    notify = app.notify
-
-    def record(message: str, *args: Any, **kwargs: Any) -> None:
-        notes.append(str(message))
-        notify(message, *args, **kwargs)
-
-    app.notify = record  # type: ignore[method-assign]
-    return notes
 
 
 def _model_rows(screen: ResultsScreen) -> set[tuple[str, str]]:
@@ -102,7 +88,7 @@ async def test_runs_imported_and_scored_elsewhere_show_while_the_explorer_is_ope
         old = _model_rows(screen)  # the hand-populated workspace's own labelled runs
         assert not {m for m, _ in old} & set(MODELS)
 
-        notes = _recorded_notices(app)
+        notes = notices(app)
         await until(pilot, lambda: _watch_has_looked(app), what="the workspace watch")
         importer = _cli(cfg_file, "runs", "import", str(published), "--json")
 
