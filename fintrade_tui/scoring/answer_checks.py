@@ -30,7 +30,7 @@ from fintrade_tui.scoring.answer_kinds import (
 )
 from fintrade_tui.scoring.answer_kinds import OPEN as OPEN_KIND
 from fintrade_tui.scoring.answer_match import match, tolerances
-from fintrade_tui.scoring.open_reference import list_match, open_match
+from fintrade_tui.scoring.open_reference import list_match, open_match, prose_match
 from fintrade_tui.scoring.verdict import (
     DEFERRED,
     EQUAL,
@@ -170,7 +170,15 @@ def check_match(q: Any, answer: str, cfg: Any = None, mode: str | None = None) -
             f"the reference states no figure ('{_clip(reference)}'): the judge or a person decides"
         )
         return Match(DEFERRED, why, mode, None, None)
-    return match(answer, reference, mode, scale_hint=hint, cfg=cfg, question=question)
+    found = match(answer, reference, mode, scale_hint=hint, cfg=cfg, question=question)
+    return prose_match(answer, found, reference, tol) if is_sentence(reference) else found
+
+
+def is_sentence(reference: str) -> bool:
+    """A reference that says more than its figure ("$400,000,000 increase.", "AES has converted
+    inventory 9.5 times in FY 2022"), not a figure alone ("$1,577.00", "4.2%", "$2,018mn")."""
+    words = re.sub(r"[$€£]?[-+(]?\d[\d,.]*\)?\s*(?:%|[a-z]{1,8}\b)?", " ", reference, flags=re.I)
+    return bool(re.findall(r"[A-Za-z]{2,}", words))
 
 
 def _clip(text: str, width: int = 60) -> str:

@@ -30,14 +30,27 @@ _REFUSAL = re.compile(
     r"|(?:not|insufficient|no)\s+(?:enough\s+|sufficient\s+|adequate\s+)?(?:information|data|"
     r"details|context|evidence)\s+(?:is\s+|was\s+)?(?:provided|available|given|to\s+(?:determine|"
     r"calculate|answer|compute))"
+    r"|\b(?:is|are)\s+not\s+(?:readily|directly)\s+(?:available|provided|disclosed)"
     r"|(?:information|data|details?|figures?)\s+(?:is|are|was|were)\s+not\s+(?:provided|"
     r"available|given|included|present|disclosed|specified)"
     r"|\b(?:context|passage|table|text|document|filing|report|data|information|question|excerpt|"
     r"evidence|statements?)s?\s+(?:provided\s+|given\s+)?(?:does|do|did)\s+not\s+(?:provide|"
     r"contain|include|mention|specify|give|state|offer)"
-    r"|\bI(?:'m|\s+am)\s+sorry\b|\bas\s+an\s+AI\b)",
+    r"|\bI(?:'m|\s+am)\s+sorry\b|\bas\s+an\s+AI\b"
+    # the model's own lack ("I do not have real-time access", "I do not see enough information")
+    r"|\bI\s+(?:do\s+not|don't|did\s+not|didn't)\s+(?:have|see|know)\s+(?:the\s+)?(?:real[-\s]time|"
+    r"enough|sufficient|the\s+(?:necessary|specific|required|actual)|access|answer|current)"
+    r"|\b(?:not\s+possible|impossible)\s+to\s+(?:\w+\s+)?(?:determine|calculate|compute|assess|"
+    r"answer|say)"
+    r"|\b(?:does|do|did)\s+not\s+(?:contain|include|provide)\s+(?:the\s+)?(?:specific\s+|"
+    r"necessary\s+|complete\s+|required\s+|relevant\s+|full\s+)*(?:data|information|details|"
+    r"figures)"
+    # the question handed back ("Please provide the necessary figures, and I can help")
+    r"|\b(?:please\s+provide|if\s+you\s+(?:can\s+)?provide|you\s+would\s+need\s+to\s+(?:look|check|"
+    r"consult|refer|obtain|access|find|review))\b)",
     re.I,
 )
+REFUSAL_PATTERN = _REFUSAL  # the declining phrases, for readers that skip such sentences
 _NON_ANSWER = re.compile(r"^\W*(?:n/?a|none|unknown|not\s+available|no\s+answer)\W*$", re.I)
 _MARKER = re.compile(
     r"\b(?:final\s+answer|the\s+answer\s+is|answer\s*:|therefore|thus|hence|in\s+conclusion|"

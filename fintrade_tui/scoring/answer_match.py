@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.scoring.answer_kinds import stated_yes_no, yes_no
+from fintrade_tui.scoring.answer_kinds import REFUSAL_PATTERN, yes_no
 from fintrade_tui.scoring.figures import (
     PLAIN,
     Figure,
@@ -35,9 +35,17 @@ from fintrade_tui.scoring.figures import (
     scale_of,
     with_scale,
 )
-from fintrade_tui.scoring.readings import as_a_person, close, in_units
+from fintrade_tui.scoring.readings import (
+    about_same,
+    agrees,
+    as_a_person,
+    close,
+    in_units,
+    strict_miss,
+)
 from fintrade_tui.scoring.tatqa import tatqa_match
 from fintrade_tui.scoring.verdict import (
+    DEFERRED,
     EQUAL,
     IN_RANGE,
     NO_NUMBER,
@@ -90,7 +98,7 @@ def match(
     # writes "%" when it means one: "0.2212" for 22.12 percent is the fraction)
     hint = answer_scale or (None if scale_hint and _is_percent(scale_hint) else scale_hint)
     if isinstance(ref, str):
-        return _words(text, ref, mode, str(reference), scale_hint, cfg)
+        return _words(text, ref, mode, str(reference), scale_hint, cfg, question)
     if ref is None:
         return Match(NO_REFERENCE, f"reference {_quote(reference)} has no figure", mode, None, None)
     yearly = ref.is_year or (ref.value == int(ref.value) and 1900 <= ref.value <= 2100)
@@ -141,27 +149,40 @@ def _decimals(text: str) -> int:
     return len(text.split(".")[1]) if "." in text else 0
 
 
-def _words(text: str, ref: str, mode: str, reference: str, hint: str | None, cfg: Any) -> Match:
-    """Yes/no: the answer's own yes or no (opening it, or in its conclusion), then the figure
-    that backs the reference's ("Yes, revenue grew 12%"): a yes resting on a figure the answer
-    gets wrong is not equal."""
-    said = stated_yes_no(text)
-    if said is None:
-        return Match(NO_NUMBER, f"the answer says neither yes nor no (reference {ref})", mode,
-                     None, ref)  # fmt: skip
+def _words(text: str, ref: str, mode: str, reference: str, hint: str | None, cfg: Any,
+           question: str | None = None) -> Match:  # fmt: skip
+    """Yes/no: the stance the answer concludes (scoring/stance.py: the word, or the claim
+    restated, or the direction stated), then the figure that backs the reference's ("Yes,
+    revenue grew 12%"): a yes resting on a figure the answer gets wrong is not equal. No stance
+    read: deferred, never not equal."""
+    from fintrade_tui.scoring.stance import stance
+
+    read = stance(question or "", text)
+    if read is None:
+        why = f"the rules read no yes or no in the answer (reference {ref}): the judge or a "
+        return Match(DEFERRED, why + "person decides", mode, None, ref)
+    said = read.said
+    if read.how != "the word" and (declines := REFUSAL_PATTERN.search(text)):
+        why = f"the answer declines in part ('{declines.group(0)}') and states no yes or no: "
+        return Match(DEFERRED, why + "the judge or a person decides", mode, None, ref)
+    how = "" if read.how == "the word" else f" ({read.how}: '{read.phrase}')"
     if said != ref:
-        return Match(NOT_EQUAL, f"answer says {said}, reference {ref}: not equal", mode, said, ref)
+        why = f"answer says {said}{how}, reference {ref}: not equal"
+        return Match(NOT_EQUAL, why, mode, said, ref)
     backing = [f for f in figures(reference, hint) if not f.is_year]
     stated = [f for f in figures(text, hint) if not f.is_year]
     tol = tolerances(cfg)
     for r in backing:
         same = [f for f in stated if f.kind == r.kind and _comparable(f.value, r.value)]
-        if same and not any(close(f.value, r.value, tol) for f in same):
-            why = f"answer says {said}, reference {ref}, but the figure backing it is {r.text} "
-            why += f"and the answer states {same[-1].text}: not equal"
+        if any(agrees(f, r, tol) for f in same):
+            continue
+        same = [f for f in same if about_same(f, r)]  # a figure about another thing is no backing
+        if same:
+            why = f"answer says {said}{how}, reference {ref}, but the figure backing it is "
+            why += f"{r.text} and the answer states {same[-1].text}: not equal"
             return Match(NOT_EQUAL, why, mode, said, ref, same[-1], r)
-    why = f"answer says {said}, reference {ref}: equal"
-    agreed = [r.text for r in backing if any(close(f.value, r.value, tol) for f in stated)]
+    why = f"answer says {said}{how}, reference {ref}: equal"
+    agreed = [r.text for r in backing if any(agrees(f, r, tol) for f in stated)]
     if agreed:
         why += f" (and states the reference's {', '.join(agreed[:2])})"
     return Match(EQUAL, why, mode, said, ref)
@@ -215,6 +236,11 @@ def _tolerance(fig: Figure, ref: Figure, tol: tuple[float, float]) -> tuple[str,
     off = _off(a, r)
     if abs(a - r) <= 1e-12 * max(abs(a), abs(r)):  # 35.36 / 100 is 0.35359999999999997
         return EQUAL, "equal"
+    if close(a, r, tol) and strict_miss(fig, ref):
+        return (
+            NOT_EQUAL,
+            f"not equal at the reference's precision, {off} (both written to its digits)",
+        )
     if close(a, r, tol):
         return EQUAL, f"equal within {_pct(tol[0])} ({off})"
     return NOT_EQUAL, f"not equal, {off} (tolerance {_pct(tol[0])})"

@@ -10,15 +10,12 @@ list reference is equal when the answer states every figure of it.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from fintrade_tui.scoring.answer_kinds import key_figures
 from fintrade_tui.scoring.figures import Figure, figures
-from fintrade_tui.scoring.readings import agrees
-from fintrade_tui.scoring.verdict import EQUAL, NOT_EQUAL, OPEN, Match
-
-_GENERIC = frozenset(
-    re.findall(r"\S+", ("is was were be rate ratio value level current its of than above below"))
-)
+from fintrade_tui.scoring.readings import about_same, agrees
+from fintrade_tui.scoring.verdict import DEFERRED, EQUAL, NO_NUMBER, NOT_EQUAL, OPEN, Match
 
 
 def open_match(
@@ -64,7 +61,7 @@ def _compare(
         if agree:
             stated.append((r, agree[0]))
             continue
-        about = [f for f in same if _about_same(f, r) and _magnitude(f, r)]
+        about = [f for f in same if about_same(f, r) and _magnitude(f, r)]
         if about:
             contradicted.append((r, about[0]))
     return stated, contradicted
@@ -78,9 +75,30 @@ def _magnitude(f: Figure, r: Figure) -> bool:
     return bool(f.value and r.value) and 0.1 <= abs(f.value / r.value) <= 10
 
 
-def _about_same(f: Figure, r: Figure) -> bool:
-    """About the same thing (a content word in common) and not about different periods."""
-    a, b = set(f.about.split()) - _GENERIC, set(r.about.split()) - _GENERIC
-    if not a & b:
-        return False
-    return not (f.period and r.period and f.period != r.period)
+def prose_match(answer: str, found: Match, reference: str, tol: tuple[float, float]) -> Match:
+    """A reference that is a sentence around its figure ("AES has converted inventory 9.5
+    times in FY 2022", "Corporate. Its net revenue was -$473 million."): the figure match
+    `found` stands when it is equal; otherwise the answer is incorrect only when it
+    contradicts — a figure of the answer about the same thing disagrees and none agrees. An
+    answer whose figures are about other things (the reference's answer is a name, its figure
+    a detail) is left to the judge or a person."""
+    ref = found.reference_figure
+    if found.verdict == EQUAL or ref is None or found.verdict not in (NOT_EQUAL, NO_NUMBER):
+        return found
+    stated = [f for f in figures(answer) if not f.is_year and _kinds_meet(f, ref)]
+    bullet = re.search(r"(?:^|[:\n])\s*$", reference[: max(0, ref.span[0])]) and ref.value < 0
+    refs = [ref, replace(ref, value=-ref.value, number=-ref.number)] if bullet else [ref]
+    if agree := [f for f in stated if any(agrees(f, r, tol) for r in refs)]:
+        why = f"the answer states the reference's {ref.text} ({agree[0].text})"
+        return Match(EQUAL, why, found.mode, agree[0].value, ref.value, agree[0], ref)
+    fig = found.answer_figure
+    if fig is not None and _kinds_meet(fig, ref) and about_same(fig, ref) and _magnitude(fig, ref):
+        return found
+    why = f"the reference's answer is a sentence ('{_clip(reference)}'); no figure of the "
+    why += f"answer is about its {ref.text}: the judge or a person decides"
+    return Match(DEFERRED, why, found.mode, None, ref.value, reference_figure=ref)
+
+
+def _clip(text: str, width: int = 60) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 3] + "..."

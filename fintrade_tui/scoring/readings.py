@@ -116,11 +116,37 @@ def _precision(fig: Figure, ref: Figure, question: str, text: str, found: list[F
     if digits >= 2 and fig.number and round(in_units(ref.value, fig), fig.decimals) == fig.number:
         places = f"{fig.decimals} decimal{'s' * (fig.decimals != 1)}"
         return f"equal at the answer's precision ({places})"
-    written = ref.decimals > 0 and ref.span[0] >= 0  # a reference written as text, rounded
+    places = significant_decimals(ref)
+    written = places > 0 and ref.span[0] >= 0  # a reference written as text, rounded
     mine = in_units(fig.value, ref) if ref.kind == PERCENT else fig.value / ref.scale
-    if written and round(mine, ref.decimals) == round(ref.number, ref.decimals):
-        return f"equal at the reference's precision ({ref.decimals} decimals)"
+    if written and round(mine, places) == round(ref.number, places):
+        return f"equal at the reference's precision ({places} decimal{'s' * (places != 1)})"
     return None
+
+
+def significant_decimals(fig: Figure) -> int:
+    """The decimals a figure written as text states: trailing zeros after the point are
+    formatting ("$4.60" states tenths, "$1832.00" whole units), as people read them."""
+    if fig.span[0] < 0:
+        return fig.decimals
+    digits = f"{fig.stated:.{fig.decimals}f}".split(".")
+    return len(digits[1].rstrip("0")) if len(digits) > 1 else 0
+
+
+def strict_miss(fig: Figure, ref: Figure) -> bool:
+    """Within the tolerance yet another figure: a reference written to three or more
+    significant digits, an answer written at least as finely, and the two apart by more than
+    rounding of intermediate steps moves the last digit (two units of the reference's last
+    place, or 0.1 %) — people read 93.55 against 93.86 as another calculation."""
+    if ref.span[0] < 0 or fig.is_range or ref.is_range or not ref.value:
+        return False
+    places = significant_decimals(ref)
+    digits = len(re.sub(r"\D", "", f"{ref.stated:.{places}f}").lstrip("0"))
+    ref_unit = 10.0**-places * ref.factor
+    fig_unit = 10.0**-fig.decimals * fig.factor
+    if digits < 3 or fig_unit > ref_unit * (1 + 1e-9):
+        return False
+    return abs(fig.value - ref.value) > max(2 * ref_unit, 1e-3 * abs(ref.value)) * (1 + 1e-9)
 
 
 def _sign(fig: Figure, ref: Figure, question: str, text: str, found: list[Figure],
@@ -148,3 +174,18 @@ def agrees(fig: Figure, ref: Figure, tol: tuple[float, float]) -> bool:
     if close(fig.value, ref.value, tol):
         return True
     return _precision(fig, ref, "", "", [], tol) is not None
+
+
+_GENERIC = frozenset(
+    re.findall(
+        r"\S+", ("is was were be rate ratio value level current its of than above below net total")
+    )
+)
+
+
+def about_same(f: Figure, r: Figure) -> bool:
+    """About the same thing (a content word in common) and not about different periods."""
+    a, b = set(f.about.split()) - _GENERIC, set(r.about.split()) - _GENERIC
+    if not a & b:
+        return False
+    return not (f.period and r.period and f.period != r.period)

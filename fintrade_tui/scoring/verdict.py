@@ -15,8 +15,9 @@ UNFINISHED = "unfinished"  # a long answer cut mid-sentence with no final answer
 OPEN = "open"  # an open-ended reference: a claim-level line, the judge or a person decides
 DEFERRED = "deferred"  # the reference states no figure: said so, left to the judge or a person
 # verdicts that give no label: the judge or a person decides (an answer's range holding the
-# reference is no answer people accept as it is, nor one they reject)
-UNDECIDED = (NO_REFERENCE, OPEN, DEFERRED, IN_RANGE)
+# reference is no answer people accept as it is, nor one they reject; an answer whose figure
+# the rules cannot find is unread, not wrong: "incorrect" needs a contradiction read)
+UNDECIDED = (NO_REFERENCE, OPEN, DEFERRED, IN_RANGE, NO_NUMBER)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ TATQA_REF = {"answer": 25.5, "answer_type": "arithmetic", "scale": "million"}
 QUESTIONS = [
     Question("FQ1", "finqa", "arith", "What share of revenue was R&D?", "12.5%", extra=FINQA_REF),
     Question("TQ1", "tatqa", "arithmetic", "What was the change?", "25.5", extra=TATQA_REF),
-    Question("GQ1", "byo", "numeric", "What was net income?", "Net income was $5.7 billion."),
+    Question("GQ1", "byo", "numeric", "What was net income?", "$5.7 billion"),
     Question("NQ1", "byo", "judgement", "Is the trend up?"),  # no reference
 ]
 # id, question, condition, model, batch, status, answer, expected label (written by hand for
@@ -42,7 +42,8 @@ RUNS = [
     ("a3", "GQ1", "no_rag", "alpha", "b2", "completed", "Net income reached $5.68 billion.",
      "correct"),
     ("a4", "GQ1", "rag", "alpha", "b2", "completed", "Net income was $6.2 billion.", "incorrect"),
-    ("a5", "GQ1", "rag", "beta", "b2", "completed", "It went up a lot.", "incorrect"),
+    # no figure read: unread, not wrong (the judge or a person decides)
+    ("a5", "GQ1", "rag", "beta", "b2", "completed", "It went up a lot.", None),
     ("a6", "NQ1", "no_rag", "beta", "b2", "completed", "Yes, up 4%.", None),
     ("a7", "TQ1", "no_rag", "beta", "b2", "completed", "The change was 25.5 million.", "?"),
     ("a8", "GQ1", "reference", "reference", None, "completed", "Net income was $5.7 billion.",
@@ -141,7 +142,7 @@ def test_verdicts_are_the_matchers_on_the_same_pairs(cfg_path: Path, cfg: Config
             expected.verdict,
             expected.reason,
         )
-        label = "correct" if expected.verdict in ("equal", "in_range") else "incorrect"
+        label = {"equal": "correct", "no_number": None}.get(expected.verdict, "incorrect")
         assert got["label"] == label
         if hand != "?":
             assert got["label"] == hand, (rid, got["reason"])
@@ -250,8 +251,8 @@ def test_json_fields(cfg_path: Path) -> None:
     assert got["incorrect"] == labels.count("incorrect")
     assert got["refusal"] == labels.count("refusal")
     total = got["correct"] + got["incorrect"] + got["refusal"]
-    assert got["scored"] == total == len(SELECTED) - 1
-    assert got["no_reference"] == labels.count(None) == 1
+    assert got["scored"] == total == len(SELECTED) - 2  # a6 has no reference, a5 no figure
+    assert got["no_reference"] == 1 and labels.count(None) == 2
     assert got["accuracy"] == round(got["correct"] / got["scored"], 4)
     assert got["modes"] == {"tolerance": 7}  # the default: read as a person reads
     assert sum(got["verdicts"].values()) == len(SELECTED)
