@@ -1,27 +1,31 @@
-"""Answer checks against people's verdicts: the deterministic matcher (scoring/answer_checks.py,
-the line under each Arena pane and what `judge --rescore` stores) on the labelled set of
-benchmarks/verdicts/ — 780 published model answers from five public sources, each labelled
-correct / incorrect / refusal by reading it (see benchmarks/verdicts/README.md).
+"""The answer checks (scoring/answer_checks.py: the line under each Arena pane and what
+`judge --rescore` stores) measured against verdicts, in this order:
 
-Per source, and for the held-out source apart (never used to tune the checks):
-- precision of "correct": of the answers the checks call correct, the share people called correct;
-- recall: of the answers people called correct, the share the checks confirm;
-- Cohen's κ (sklearn) on the answers the checks decided (correct vs not correct);
-- refusals called correct (goal 0), and the share the checks left undecided (open / deferred);
-- time per answer.
-Goals (issue 40): precision ≥ 0.97, recall ≥ 0.75, κ ≥ 0.7, no refusal called correct.
+1. **People outside this project** — the yardstick: FinanceBench's authors' verdicts on 1,200
+   published model answers (the bundle's `financebench-labelled/`, benchmarks/people_verdicts.py),
+   per kind of reference (figure, yes/no, list, prose) and per question type. Goals (issue 54):
+   figure precision ≥ 0.97 and recall ≥ 0.90; yes/no precision ≥ 0.95 and recall ≥ 0.75; prose:
+   at most 5 % of people-correct answers called incorrect; κ ≥ 0.75 over the answers the checks
+   decide; no refusal called correct. Every disagreement goes to one Markdown file (--out,
+   gitignored under data/bench/: it quotes the bundle's answers).
+2. **A regression set of verdicts this project wrote** — 780 published answers from five public
+   sources labelled by the project's own readers while the rules were written (see
+   benchmarks/verdicts/README.md); it guards against regressions, it is not people's yardstick.
+   Its disagreements go to benchmarks/verdicts/disagreements.md (--regression-out).
+3. The figures reader against 100 hand-labelled answers.
 
-Every disagreement is written with the checks' reason and the person's note to one Markdown
-file a reader can skim (--out, default benchmarks/verdicts/disagreements.md).
+For each: precision of "correct" (of the answers the checks call correct, the share the verdicts
+call correct), recall (of the answers the verdicts call correct, the share the checks confirm),
+Cohen's κ (sklearn) on the answers the checks decided, refusals called correct, the share
+deferred (left to the judge or a person), and time per answer.
 
-`--llm N` also measures, on N answers of each source (every k-th), side by side with the rules
-alone on the same answers: the extraction path (judging/extraction.py: the model copies the
-answer's conclusion as constrained JSON, the rules decide) and the LLM judge (its accuracy score
-4 or 5 read as correct), with agreement and seconds per answer. `--model` names the registry
-entry (default: the configured judge, the offline local model).
+`--llm N` also measures, on N FinanceBench answers people called correct or incorrect
+(benchmarks/checks_models.py): the rules alone, the offline verdict (rules, then the local
+model's extraction where they defer) and the LLM judge; the judge's figures are kept in the
+workspace as `fintrade-tui calibrate-judge` keeps them.
 
-    .venv/bin/python -m benchmarks.bench_checks [--out PATH] [--mode tolerance|benchmark]
-        [--llm N [--model NAME] [--config PATH]]
+    .venv/bin/python -m benchmarks.bench_checks [--bundle DIR] [--out PATH] [--mode
+        tolerance|benchmark] [--llm N [--model NAME] [--config PATH]]
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from benchmarks import harness
+from benchmarks import people_verdicts as pv
 
 HERE = harness.ROOT / "benchmarks" / "verdicts"
 HELD_OUT = "financereasoning"  # kept out of all tuning of the checks
@@ -94,49 +99,27 @@ def run(items: list[dict[str, Any]], mode: str | None) -> tuple[list[dict[str, A
     return rows, (time.perf_counter() - start) / max(1, len(items))
 
 
-def scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """precision, recall, κ, refusals called correct, undecided share for `rows`."""
-    from sklearn.metrics import cohen_kappa_score
-
-    said = [r for r in rows if r["checks"] == "correct"]
-    right = [r for r in rows if r["person"] == "correct"]
-    decided = [r for r in rows if r["checks"] is not None]
-    both = sum(r["person"] == "correct" for r in said)
-    truth = [r["person"] == "correct" for r in decided]
-    guess = [r["checks"] == "correct" for r in decided]
-    kappa = cohen_kappa_score(truth, guess) if len(set(truth) | set(guess)) > 1 else float("nan")
-    return {
-        "n": len(rows),
-        "people correct": len(right),
-        "checks correct": len(said),
-        "precision": both / len(said) if said else float("nan"),
-        "recall": both / len(right) if right else float("nan"),
-        "kappa": kappa,
-        "refusals called correct": sum(r["person"] == "refusal" for r in said),
-        "undecided": 1 - len(decided) / len(rows) if rows else float("nan"),
-    }
-
-
 def disagreements(rows: list[dict[str, Any]], path: Path) -> int:
     """Write every answer where the checks and the person differ; how many."""
     differ = [r for r in rows if r["checks"] is not None and r["checks"] != r["person"]]
     differ = [r for r in differ if not (r["checks"] == "incorrect" and r["person"] == "refusal")]
     undecided = [r for r in rows if r["checks"] is None and r["person"] == "correct"]
-    lines = ["# Answer checks vs people: the disagreements", "",
+    lines = ["# Answer checks vs the regression set (verdicts this project wrote): the "
+             "disagreements", "",
              "Written by `python -m benchmarks.bench_checks`; one entry per answer: what the "
-             "checks said and why, what the person said and why. A refusal the checks call "
-             "incorrect is not counted as a disagreement.", ""]  # fmt: skip
-    for title, group in (("Decided differently", differ), ("Left undecided, people: correct",
+             "checks said and why, what the project's reader said and why. A refusal the checks "
+             "call incorrect is not counted as a disagreement.", ""]  # fmt: skip
+    for title, group in (("Decided differently", differ), ("Left undecided, reader: correct",
                                                            undecided)):  # fmt: skip
         lines += [f"## {title} ({len(group)})", ""]
         for r in sorted(group, key=lambda r: r["id"]):
             held = " (held out)" if r["source"] == HELD_OUT else ""
             lines.append(f"- **{r['id']}**{held} — checks: {r['checks'] or r['verdict']}, "
-                         f"person: {r['person']}")  # fmt: skip
+                         f"reader: {r['person']}")  # fmt: skip
             lines.append(f"  - reference: `{_one(str(r['reference']), 80)}`; answer ends: "
                          f"`{_one(r['answer'][-160:], 160)}`")  # fmt: skip
             lines.append(f"  - checks: {_one(r['reason'], 240)}")
-            lines.append(f"  - person: {_one(r['note'], 160)}")
+            lines.append(f"  - reader: {_one(r['note'], 160)}")
         lines.append("")
     path.write_text("\n".join(lines), encoding="utf-8")
     return len(differ)
@@ -182,107 +165,60 @@ def figure_scores(folder: Path = HERE) -> list[list[object]]:
     return rows
 
 
-def sample(items: list[dict[str, Any]], per_source: int) -> list[dict[str, Any]]:
-    """`per_source` items of each source, spread over it (every k-th)."""
-    by: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for item in items:
-        by[item["source"]].append(item)
-    out = []
-    for src in sorted(by):
-        rows = by[src]
-        step = max(1, len(rows) // per_source)
-        out += rows[::step][:per_source]
-    return out
-
-
-def llm_paths(items: list[dict[str, Any]], model_name: str | None, config: str | None) -> list:
-    """Rows of the side-by-side table: rules alone, extraction + rules, the LLM judge."""
-    import asyncio
-
-    from fintrade_tui.config import load_config
-    from fintrade_tui.judging.extraction import extract, extracted_match
-    from fintrade_tui.judging.judge import JudgeInput, judge_run
-    from fintrade_tui.models.resolve import resolve
-    from fintrade_tui.workspace.questions import Question
-
-    cfg = load_config(config)
-    model = resolve(cfg, model_name or cfg.judging.model)
-    rules, _ = run(items, "tolerance")
-    extracted, judged = [], []
-    took = {"extraction": 0.0, "judge": 0.0}
-    for n, item in enumerate(items, 1):
-        q = question(item)
-        got = asyncio.run(extract(cfg, model, q.text, item["answer"]))
-        took["extraction"] += got.seconds
-        m = extracted_match(q, got, None, item["answer"])
-        extracted.append(item | {"checks": checks_label(m.verdict), "reason": m.reason})
-        full = Question(item["id"], q.source, "", q.text, q.reference_answer)
-        start = time.perf_counter()
-        score = asyncio.run(judge_run(cfg, JudgeInput({"id": item["id"], "answer": item["answer"]},
-                                                      full), model))  # fmt: skip
-        took["judge"] += time.perf_counter() - start
-        label = (
-            None if score.accuracy is None else "correct" if score.accuracy >= 4 else "incorrect"
-        )
-        judged.append(item | {"checks": label, "reason": f"judge accuracy {score.accuracy}"})
-        harness.log(f"{n}/{len(items)} {item['id']}: extracted {got.kind} '{got.final_answer}' "
-                    f"({got.seconds:.1f} s), judge {score.accuracy}")  # fmt: skip
-    n = max(1, len(items))
-    out = []
-    for name, rows, secs in (
-        ("rules alone", rules, None),
-        (f"extraction ({model.name}) + rules", extracted, took["extraction"]),
-        (f"LLM judge ({model.name}), accuracy ≥ 4", judged, took["judge"]),
-    ):
-        s = scores(rows)
-        agree = sum((r["checks"] == "correct") == (r["person"] == "correct") for r in rows) / n
-        out.append([name, s["n"], f"{agree:.3f}", f"{s['precision']:.3f}", f"{s['recall']:.3f}",
-                    f"{s['kappa']:.3f}", "—" if secs is None else f"{secs / n:.1f}"])  # fmt: skip
-    return out
-
-
 def _row(name: str, s: dict[str, Any]) -> list[object]:
     return [name, s["n"], s["people correct"], s["checks correct"], f"{s['precision']:.3f}",
             f"{s['recall']:.3f}", f"{s['kappa']:.3f}", s["refusals called correct"],
-            f"{s['undecided']:.1%}"]  # fmt: skip
+            f"{s['deferred']:.1%}"]  # fmt: skip
 
 
 def main() -> None:
     ap = harness.parser(__doc__)
-    ap.add_argument("--out", type=Path, default=HERE / "disagreements.md")
+    ap.add_argument("--bundle", type=Path, default=Path("../shared/data"))
+    ap.add_argument("--out", type=Path, default=harness.ROOT / "data" / "bench" /
+                    "financebench-disagreements.md")  # fmt: skip
+    ap.add_argument("--regression-out", type=Path, default=HERE / "disagreements.md")
     ap.add_argument("--mode", default="tolerance", help="tolerance (default) or benchmark")
-    ap.add_argument("--llm", type=int, default=0, help="answers per source for the model paths")
+    ap.add_argument("--llm", type=int, default=0, help="FinanceBench answers for the model paths")
     ap.add_argument("--model", help="registry name for --llm (default: the configured judge)")
     ap.add_argument("--config", help="config.yaml for --llm (default: the project's)")
     args = ap.parse_args()
+    people = pv.load(pv.path_in(args.bundle))
+    harness.log(f"{len(people)} answers with FinanceBench's people's verdicts")
+    rows, per = pv.run_checks(people, args.mode)
+    n = pv.disagreements(rows, args.out)
+    harness.report(f"Answer checks vs FinanceBench's people (mode {args.mode})",
+                   ["answers by", *pv.COLUMNS], pv.tables(rows))  # fmt: skip
+    print(f"\n{per * 1000:.2f} ms per answer; {n} disagreements written to {_shown(args.out)}\n")
     items = load()
-    harness.log(f"{len(items)} labelled answers")
+    harness.log(f"{len(items)} answers with verdicts this project wrote (the regression set)")
     rows, per = run(items, args.mode)
     by: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in rows:
         by[r["source"]].append(r)
-    table = [_row(src, scores(rs)) for src, rs in sorted(by.items()) if src != HELD_OUT]
+    table = [_row(src, pv.scores(rs)) for src, rs in sorted(by.items()) if src != HELD_OUT]
     tuned = [r for r in rows if r["source"] != HELD_OUT]
-    table.append(_row("all tuned sources", scores(tuned)))
-    table.append(_row(f"held out: {HELD_OUT}", scores(by[HELD_OUT])))
-    table.append(_row("all", scores(rows)))
-    n = disagreements(rows, args.out)
-    cols = ["source", "answers", "people: correct", "checks: correct", "precision", "recall",
+    table.append(_row("all tuned sources", pv.scores(tuned)))
+    table.append(_row(f"held out: {HELD_OUT}", pv.scores(by[HELD_OUT])))
+    table.append(_row("all", pv.scores(rows)))
+    n = disagreements(rows, args.regression_out)
+    cols = ["source", "answers", "project: correct", "checks: correct", "precision", "recall",
             "κ", "refusals called correct", "undecided"]  # fmt: skip
-    harness.report(f"Answer checks vs people (mode {args.mode})", cols, table)
-    shown = args.out.resolve().relative_to(harness.ROOT) if args.out.resolve().is_relative_to(
-        harness.ROOT) else args.out  # fmt: skip
-    print(f"\n{per * 1000:.2f} ms per answer; {n} disagreements written to {shown}\n")
+    harness.report(f"Regression set: verdicts this project wrote (mode {args.mode})", cols, table)
+    print(f"\n{per * 1000:.2f} ms per answer; {n} disagreements written to "
+          f"{_shown(args.regression_out)}\n")  # fmt: skip
     cols = ["source", "figures found", "labelled", "matched", "precision", "recall",
             "value differs"]  # fmt: skip
     harness.report("The figures reader vs 100 hand-labelled answers", cols, figure_scores())
     if args.llm:
-        picked = sample(items, args.llm)
-        rows = llm_paths(picked, args.model, args.config)
-        cols = ["path", "answers", "agreement", "precision", "recall", "κ", "s / answer"]
+        from benchmarks.checks_models import model_paths
+
         print()
-        harness.report(f"Model paths vs rules on {len(picked)} answers ({args.llm} per source)",
-                       cols, rows)  # fmt: skip
+        model_paths(args.bundle, args.llm, args.model, args.config)
+
+
+def _shown(path: Path) -> Path:
+    path = path.resolve()
+    return path.relative_to(harness.ROOT) if path.is_relative_to(harness.ROOT) else path
 
 
 if __name__ == "__main__":

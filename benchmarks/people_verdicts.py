@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections import defaultdict
 from pathlib import Path
 from types import SimpleNamespace
@@ -80,6 +81,19 @@ def question(row: dict[str, Any]) -> Any:
         reference_answer=row["reference"],
         extra={},
     )
+
+
+def run_checks(rows: list[dict[str, Any]], mode: str) -> tuple[list[dict[str, Any]], float]:
+    """Each answer with the checks' verdict, label and reason; the seconds per answer."""
+    from fintrade_tui.judging.rescore import label_of
+    from fintrade_tui.scoring.answer_checks import check_match
+
+    start = time.perf_counter()
+    out = []
+    for r in rows:
+        m = check_match(question(r), r["answer"], None, None if mode == "benchmark" else mode)
+        out.append(r | {"verdict": m.verdict, "checks": label_of(m.verdict), "reason": m.reason})
+    return out, (time.perf_counter() - start) / max(1, len(rows))
 
 
 def scores(rows: list[dict[str, Any]]) -> dict[str, Any]:

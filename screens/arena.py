@@ -109,6 +109,7 @@ class ArenaScreen(
         self.question: Any = None
         self.records: list[dict[str, Any]] = []
         self.causes: dict[str, str] = {}  # a replayed run's failure cause (reports/causes.py)
+        self.agreements: dict[str, dict[str, Any]] = {}  # judge model -> measured agreement
         self.blind = False
         self.revealed = False
         self.current: AnswerPane | None = None

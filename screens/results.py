@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container, Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Checkbox, DataTable, Footer, Header, Label, ProgressBar, Static
+from textual.widgets import Checkbox, DataTable, Footer, Header, ProgressBar, Static
 from textual.worker import Worker, WorkerState
 
 from fintrade_tui.reports.failures import FILTER_LABELS, FILTERS
@@ -53,6 +53,7 @@ KEYS = {
     "rag_worse": "r",
     "disagree": "d",
     "contradicted": "c",
+    "judge_audit": "j",  # the judge calls it right, the audit contradicts a figure
     "errors": "e",
     "unrated": "u",
     "incorrect": "i",
@@ -167,8 +168,7 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
                 ann.add_columns(*ANNOTATOR_HEADERS)
                 yield ann
         with Vertical(id="failures-pane"):
-            with Container(id="f-toggles"):  # two rows: every filter in view
-                yield Label("Cases:")
+            with Container(id="f-toggles"):  # two rows of six: every filter in view at 140 wide
                 for name, key in KEYS.items():
                     yield Checkbox(f"{FILTER_LABELS[name]} ({key})", True, id=f"f-{name}")
                 yield Static(self._cause_label(), id="f-cause")

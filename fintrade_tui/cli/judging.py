@@ -258,3 +258,46 @@ def tournament(obj: Ctx, question_id: str, model: str | None, as_json: bool) -> 
         f"tournament {q.id}: {result['n_calls']} judged pairs, "
         f"order consistency {result['consistency']}",
     )
+
+
+@main.command("calibrate-judge")
+@click.option("--model", "-m", help="the judge to measure (default judging.model)")
+@click.option(
+    "--labelled",
+    type=click.Path(dir_okay=False),
+    help="a run JSONL with people's labels (default: the bundle's financebench-labelled)",
+)
+@click.option("-n", "count", type=click.IntRange(1), default=200, show_default=True,
+              help="answers people called correct or incorrect, spread over the file")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_obj
+@friendly
+def calibrate_judge(
+    obj: Ctx, model: str | None, labelled: str | None, count: int, as_json: bool
+) -> None:
+    """Measure how well the LLM judge agrees with people's verdicts, and keep the figures in
+    the workspace: every score this judge gives is then shown with them."""
+    from pathlib import Path
+
+    from fintrade_tui.judging.calibration import DEFAULT_SET, load, measure_judge, sample
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.judge_agreement import AgreementStore, describe
+
+    cfg = obj.cfg
+    path = Path(labelled) if labelled else cfg.check_bundle() / DEFAULT_SET
+    name = "FinanceBench" if labelled is None else path.name
+    items = sample(load(path), count)
+
+    def tick(i: int, n: int, line: str) -> None:
+        if not as_json:
+            click.echo(f"[{i}/{n}] {line}", err=True)
+
+    found = measure_judge(cfg, items, model, name, tick)
+    with open_workspace(cfg.workspace) as ws:
+        row = AgreementStore(ws).save(found)
+    if as_json:
+        emit_json(row)
+        return
+    console.print(f"judge {found.judge} ({found.judge_model}): {describe(found)}; "
+                  f"{found.decided} of {found.n} scored, "
+                  f"{found.seconds_per_answer or 0:.1f} s an answer", highlight=False)  # fmt: skip

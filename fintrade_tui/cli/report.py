@@ -153,13 +153,12 @@ def report(
 
 
 def _judge_line(j: dict) -> str:
-    where = (
-        "a local model on this machine: its calibration and its agreement with people are "
-        "in docs/benchmarks.md"
-        if j["local"]
-        else "a hosted model"
+    where = "a local model on this machine" if j["local"] else "a hosted model"
+    return (
+        f"LLM judge {j['judge']} = {j['model']} ({where}), {j['runs']} runs; this judge "
+        f"{j['agreement_line']}"
+        + ("" if j["agreement"] else " (measure it: `fintrade-tui calibrate-judge`)")
     )
-    return f"LLM judge {j['judge']} = {j['model']} ({where}), {j['runs']} runs"
 
 
 def _agree_rows(agree: list[dict]) -> list[dict]:

@@ -1,5 +1,6 @@
 """Case data room: what a case study shows, read once from the workspace (and the store) for the
-Markdown and HTML writers alike — the runs, their latest scores and numeric audits, pairwise
+Markdown and HTML writers alike — the runs, their latest scores and numeric audits, whether each
+counts as right (reports/rightness.py: the judge's accuracy and the audit side by side), pairwise
 preferences, the questions, and the company's quarter and chart series at each question's as_of.
 
 Nothing here formats; the writers in case_study.py and html_report.py do.
@@ -14,7 +15,8 @@ from typing import Any
 import duckdb
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.reports.failures import latest_audits
+from fintrade_tui.reports.rightness import Verdict, latest_audits, run_verdicts
+from fintrade_tui.workspace.judge_agreement import agreement_for, describe, read_latest
 from fintrade_tui.workspace.questions import load_questions, natural_key
 from fintrade_tui.workspace.run_records import RunStore
 from fintrade_tui.workspace.scores import ScoreStore
@@ -32,6 +34,7 @@ class CaseData:
     preferences: list[dict[str, Any]] = field(default_factory=list)  # latest, between these runs
     checks: dict[str, dict[str, Any]] = field(default_factory=dict)  # run id -> answer checks
     companies: dict[tuple[str, date], dict[str, Any]] = field(default_factory=dict)
+    verdicts: dict[str, Verdict] = field(default_factory=dict)  # run id -> counts as right?
 
     def runs_of(self, qid: str) -> list[dict[str, Any]]:
         return [r for r in self.runs if r["question_id"] == qid]
@@ -68,11 +71,15 @@ def load_case(
     *,
     preferences: bool = True,
 ) -> CaseData:
-    """Scores, audits, questions and preferences of `runs` (see `resolve_runs`)."""
+    """Scores, audits, verdicts, questions and preferences of `runs` (see `resolve_runs`)."""
     scores_store = ScoreStore(ws_con, read_only=True)
     ids = [r["id"] for r in runs]
     by_run: dict[str, list[dict[str, Any]]] = {i: [] for i in ids}
+    measured = read_latest(ws_con)  # each judge model's agreement with people, if measured
     for s in scores_store.latest(run_ids=ids, status=None):
+        if s["kind"] == "llm":
+            model = (s.get("detail") or {}).get("judge_model")
+            s["agreement"] = describe(agreement_for(measured, model, s["annotator"]))
         by_run[s["run_id"]].append(s)
     audits = {k: v for k, v in latest_audits(scores_store).items() if k in by_run}
     qids = sorted({r["question_id"] for r in runs}, key=natural_key)
@@ -87,7 +94,9 @@ def load_case(
             for p in PreferenceStore(ws_con, read_only=True).latest()
             if p["run_a"] in wanted and p["run_b"] in wanted
         ]
-    return CaseData(runs, questions, qids, by_run, audits, prefs, answer_checks(runs, questions))
+    checks = answer_checks(runs, questions)
+    verdicts = run_verdicts(scores_store, audits, ids)
+    return CaseData(runs, questions, qids, by_run, audits, prefs, checks, verdicts=verdicts)
 
 
 def answer_checks(runs: list[dict[str, Any]], questions: dict[str, Any]) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """Case-study export: one Markdown file per case for demos and write-ups — the question with its
 golden indicators and oracle values (with provenance), then every run: condition, model, level,
-status, timings, evidence, the answer, the latest human and judge scores with justifications,
-golden-indicator P/R/F1 and the numeric audit's claims.
+status, timings, whether it counts as right (reports/rightness.py: a figure the audit contradicts
+makes it wrong whatever the judge gave; both are shown), evidence, the answer, the latest human
+and judge scores with justifications, golden-indicator P/R/F1 and the numeric audit's claims.
 
 Only what the workspace records is written: run records never hold API keys, and the text
 passes through `runs.redact` on its way out (a key that reached the workspace another way).
@@ -20,6 +21,7 @@ from fintrade_tui import redact
 from fintrade_tui.config import Config
 from fintrade_tui.exports.case_data import load_case, resolve_runs
 from fintrade_tui.reports.causes import CAUSE_LABELS, failure_causes
+from fintrade_tui.reports.rightness import Verdict
 from fintrade_tui.workspace.evidence import LABELS
 from fintrade_tui.workspace.scores import DIMENSIONS
 
@@ -205,6 +207,8 @@ def _scores(scores: list[dict[str, Any]]) -> list[str]:
                 out += [f"**{who} note:** {s['note']}", ""]
             if s.get("preference"):
                 out += [f"**{who} preference:** {s['preference']} (vs {s['other_run']})", ""]
+        if s.get("agreement"):
+            out += [f"**{who}:** this judge {s['agreement']}", ""]
         if s["status"] != "ok":
             out += [f"**{who} failure:** {d.get('error') or 'no valid output'}", ""]
         just = d.get("justifications") or {}
@@ -301,6 +305,7 @@ def _run(
     checks: Any = None,
     look_ahead: str = "",
     cause: dict[str, Any] | None = None,
+    verdict: Verdict | None = None,
 ) -> list[str]:
     cond = LABELS.get(run["condition"], run["condition"])
     out = [f"### Run {run['id']} — {cond} · {run['model']} · {run['level'] or DASH}", ""]
@@ -316,6 +321,7 @@ def _run(
             if cause
             else []
         ),
+        *([f"- **Verdict:** {verdict.line()}"] if verdict is not None else []),
         f"- **Timings:** first token {_num(run.get('ttft'), 3)} s, "
         f"total {_num(run.get('duration'), 3)} s · **Tokens:** {_num(run.get('tokens_in'))} in, "
         f"{_num(run.get('tokens_out'))} out · **Cost:** {_num(run.get('cost'))} · "
@@ -382,7 +388,7 @@ def write_case_study(
             look = _look_ahead(cfg, questions.get(qid), run)
             lines += _run(
                 run, data.scores[rid], data.audits.get(rid), data.checks.get(rid), look,
-                causes.get(rid),
+                causes.get(rid), data.verdicts.get(rid),
             )  # fmt: skip
     out = Path(path) if path else default_path(cfg, runs)
     out.parent.mkdir(parents=True, exist_ok=True)

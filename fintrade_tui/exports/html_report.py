@@ -27,6 +27,7 @@ from fintrade_tui.config import Config
 from fintrade_tui.exports.case_data import CaseData, add_companies, load_case, resolve_runs
 from fintrade_tui.exports.case_study import fmt_value
 from fintrade_tui.exports.markdown_html import markdown_html, marked_markdown_html
+from fintrade_tui.reports.rightness import Verdict
 from fintrade_tui.safe_text import printable
 from fintrade_tui.workspace.evidence import LABELS
 from fintrade_tui.workspace.scores import DIMENSIONS
@@ -114,6 +115,7 @@ def _scores(scores: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "dims": [(dim, s.get(dim)) for dim in DIMENSIONS],
                 "reasons": [(k, just[k]) for k in names if just.get(k)],
                 "prf": _filled(d.get("golden_prf"), PRF_FIELDS),
+                "agreement": s.get("agreement"),  # a judge's measured agreement with people
                 "failure": (d.get("error") or "no valid output") if s["status"] != "ok" else None,
             }
         )  # fmt: skip
@@ -141,7 +143,15 @@ def _run(run: dict[str, Any], data: CaseData) -> dict[str, Any]:
         "ev": _evidence(run),
         "checks": data.checks.get(run["id"]),
         "scored": _scores(data.scores.get(run["id"], [])),
+        "verdict": _verdict(data.verdicts.get(run["id"])),
     }
+
+
+def _verdict(v: Verdict | None) -> dict[str, Any] | None:
+    """Whether the run counts as right, as the pane shows it (reports/rightness.py)."""
+    if v is None:
+        return None
+    return {"verdict": v.verdict, "by": v.by, "line": v.line(), "judge_audit": v.judge_audit}
 
 
 def _company(data: CaseData, q: Any) -> dict[str, Any] | None:

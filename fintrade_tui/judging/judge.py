@@ -1,6 +1,7 @@
 """LLM judge room: one configured model scores a stored run — four rubric dimensions with
 justifications, the metrics the answer uses (mapped to canonical names; golden-indicator
-precision/recall/F1 computed here, not by the model), integration and depth scores — after a
+precision/recall/F1 computed here, not by the model, beside the golden coverage the rules read
+from the answer's text: audits/golden_coverage.py), integration and depth scores — after a
 deterministic numeric audit whose summary it sees. Output is constrained by a JSON schema where
 the provider allows, validated always, retried when invalid, then recorded as a failure.
 Also the SECQUE panel votes and the pairwise verdicts of the tournament.
@@ -288,10 +289,14 @@ async def judge_run(cfg: Config, j: JudgeInput, judge: str | Model | None = None
             detail=detail | {"error": error},
             protocol=j.protocol,
         )
+    from fintrade_tui.audits.golden_coverage import golden_coverage
+
     detail |= {
         "justifications": {d: getattr(parsed, d).justification for d in DIMENSIONS},
         "metrics_used": parsed.metrics_used,
         "golden_prf": golden_prf(parsed.metrics_used, j.question.golden),
+        # what the answer's text states, by rules: shown first, the judge's list beside it
+        "golden_coverage": golden_coverage(j.run.get("answer"), j.question.golden),
         "fundamental_integration": parsed.fundamental_integration,
         "trading_signal_integration": parsed.trading_signal_integration,
         "reasoning_depth": parsed.reasoning_depth,

@@ -183,16 +183,31 @@ CREDIT_KINDS = ("labels", "match")  # scored by a label's credit (0-1), not a 1-
 def llm_judges(
     ws: duckdb.DuckDBPyConnection, protocol: str = "per_condition"
 ) -> list[dict[str, Any]]:
-    """Who gave the latest LLM scores: registry name, model string, how many runs, and whether
-    the judge ran on this machine (`local/...`), so a report can label such scores."""
+    """Who gave the latest LLM scores: registry name, model string, how many runs, whether
+    the judge ran on this machine (`local/...`), so a report can label such scores, and how far
+    that judge model agreed with people (`calibrate-judge`; None and "unmeasured" if never)."""
     seen: dict[tuple[str, str], int] = {}
     for s in ScoreStore(ws).latest(kind="llm", protocol=protocol):
         key = (s["annotator"], (s.get("detail") or {}).get("judge_model") or "?")
         seen[key] = seen.get(key, 0) + 1
-    return [
-        {"judge": name, "model": model, "runs": n, "local": local_string(model)}
-        for (name, model), n in sorted(seen.items())
-    ]
+    from fintrade_tui.workspace.judge_agreement import agreement_for, describe, read_latest
+
+    measured = read_latest(ws)
+    out = []
+    for (name, model), n in sorted(seen.items()):
+        found = agreement_for(measured, model, name)
+        line = describe(found)
+        out.append({"judge": name, "model": model, "runs": n, "local": local_string(model),
+                    "agreement": _agreement_fields(found), "agreement_line": line})  # fmt: skip
+    return out
+
+
+def _agreement_fields(found: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The JSON of a judge's measured agreement with people (`report --json`), or None."""
+    if found is None:
+        return None
+    keys = ("labelled_set", "n", "decided", "agreement", "kappa", "seconds_per_answer")
+    return {k: found[k] for k in keys} | {"measured_at": str(found["measured_at"])}
 
 
 def score_rows(

@@ -18,8 +18,12 @@ each saw — by deterministic rules, the first that fires, each with its firing 
    figure the question needs, an audit).
 
 Right or wrong: a person's label, else a person's accuracy (>= 4 right, <= 2 wrong), else the
-answer matcher's label (`judge --rescore`), else the LLM judge's accuracy, as the failure
-filters read them (reports/failures.py).
+answer matcher's label (`judge --rescore`), else the LLM judge's accuracy — and an answer whose
+numeric audit contradicts a figure it states is wrong whatever the matcher or the judge gave
+(`by` "audit"; reports/rightness.py, the one rule the failure filters and case studies read too).
+A run counted wrong that way says so in its rule, and so does a RAG or Oracle run whose No-RAG
+(or Oracle) answer the judge called right but the audit did not: no `knew_it` (`retrieval_miss`)
+rests on it.
 """
 
 from __future__ import annotations
@@ -31,12 +35,13 @@ import duckdb
 
 from fintrade_tui.audits.recall import evidence_recall, run_texts
 from fintrade_tui.audits.verdicts import CONTRADICTED, SUPPORTED
-from fintrade_tui.reports.failures import RIGHT, WRONG, latest_audits
+from fintrade_tui.reports.rightness import Verdict, latest_audits, run_verdicts
 from fintrade_tui.reports.suspects import workspace_suspects
 from fintrade_tui.workspace.disputes import DisputeStore
+from fintrade_tui.workspace.evidence import LABELS
 from fintrade_tui.workspace.questions import load_questions, natural_key
 from fintrade_tui.workspace.run_records import COMPLETED, RunStore
-from fintrade_tui.workspace.scores import ScoreStore, mean_by_run
+from fintrade_tui.workspace.scores import ScoreStore
 
 CAUSES = (
     "refused",
@@ -57,33 +62,6 @@ CAUSE_LABELS = {
     "undetermined": "undetermined",
 }
 NO_RAG, RAG, ORACLE = "no_rag", "rag", "oracle"
-
-
-def verdicts(scores: ScoreStore) -> dict[str, tuple[str, str]]:
-    """run id -> ("right" | "wrong" | "refused", by what: label, human, matcher or judge)."""
-    out: dict[str, tuple[str, str]] = {}
-    judge = mean_by_run(scores.latest(kind="llm"))
-    for rid, j in judge.items():
-        acc = j.get("accuracy")
-        if acc is not None and (acc >= RIGHT or acc <= WRONG):
-            out[rid] = ("right" if acc >= RIGHT else "wrong", "judge")
-    for s in scores.latest(kind="match"):
-        v = {"correct": "right", "incorrect": "wrong", "refusal": "refused"}.get(s.get("label"))
-        if (s["detail"] or {}).get("verdict") == "refused":
-            v = "refused"
-        if v:
-            out[s["run_id"]] = (v, "matcher")
-    human_rows = scores.latest(kind="human")
-    for rid, h in mean_by_run(human_rows).items():
-        acc = h.get("accuracy")
-        if acc is not None and (acc >= RIGHT or acc <= WRONG):
-            out[rid] = ("right" if acc >= RIGHT else "wrong", "human")
-    for s in human_rows:
-        label = (s.get("label") or "").lower()
-        v = {"correct": "right", "incorrect": "wrong", "refusal": "refused"}.get(label)
-        if v:
-            out[s["run_id"]] = (v, "label")
-    return out
 
 
 def _claims(audit: dict[str, Any] | None) -> Counter:
@@ -170,40 +148,59 @@ def _departs(q: Any, run: dict[str, Any]) -> int | None:
     return check_answer(q, run["answer"]).departs_at
 
 
+def _not_right(cond: str, conds: dict[str, tuple[dict[str, Any], Verdict]]) -> str:
+    """A note for a RAG or Oracle run: the No-RAG (and, under RAG, the Oracle) answer the judge
+    called right and the audit did not, so no `knew_it` / `retrieval_miss` rests on it."""
+    others = [NO_RAG] if cond != NO_RAG else []
+    others += [ORACLE] if cond == RAG else []
+    notes = [
+        f"{LABELS[o]} run {conds[o][0]['id']} is not right: {conds[o][1].why}"
+        for o in others
+        if o in conds and conds[o][1].by == "audit" and conds[o][1].judge_audit
+    ]
+    return "".join(f"; {n}" for n in notes)
+
+
 def failure_causes(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     """One row per failed completed run (reference answers excepted): question_id, category,
     as_of, model, condition, run_id, verdict (wrong | refused) and by (label, human, matcher,
-    judge), cause, rule, recall (evidence_recall of its evidence, or None without evidence)."""
+    judge, audit), cause, rule, recall (evidence_recall of its evidence, or None without
+    evidence). Verdicts are reports/rightness.py's."""
     runs = [
         r
         for r in RunStore(ws, read_only=True).list(status=COMPLETED, limit=1_000_000_000)
         if r["model"] != "reference"
     ]
     scores = ScoreStore(ws, read_only=True)
-    said = verdicts(scores)
     audits = latest_audits(scores)
+    said = run_verdicts(scores, audits)
     questions = {q.id: q for q in load_questions(ws)}
     disputes = DisputeStore(ws, read_only=True).latest()
     suspects = workspace_suspects(ws)
     latest: dict[tuple[str, str, str], dict[str, Any]] = {}
     for r in sorted(runs, key=lambda r: (str(r.get("started_at") or ""), r["id"])):
         latest[(r["question_id"], r["model"], r["condition"])] = r  # the newest run counts
-    by_pair: dict[tuple[str, str], dict[str, tuple[dict[str, Any], str]]] = {}
+    by_pair: dict[tuple[str, str], dict[str, tuple[dict[str, Any], Verdict]]] = {}
     for (qid, model, cond), r in latest.items():
-        if r["id"] in said:
-            by_pair.setdefault((qid, model), {})[cond] = (r, said[r["id"]][0])
+        if r["id"] in said and said[r["id"]].verdict:
+            by_pair.setdefault((qid, model), {})[cond] = (r, said[r["id"]])
     out = []
     for (qid, model), conds in by_pair.items():
         q = questions.get(qid)
-        for cond, (r, verdict) in conds.items():
-            if verdict == "right":
+        plain = {c: (r, v.verdict) for c, (r, v) in conds.items()}
+        for cond, (r, v) in conds.items():
+            if v.verdict == "right":
                 continue
             texts = run_texts(r)
             recall = evidence_recall(q, texts) if q is not None and texts else None
             cause, rule = attribute(
-                r, verdict, conds, recall, audits.get(r["id"]), disputes.get(qid),
+                r, v.verdict, plain, recall, audits.get(r["id"]), disputes.get(qid),
                 suspects.get(qid), _departs(q, r),
             )  # fmt: skip
+            if v.by == "audit":
+                rule += f" (counted wrong: {v.why})"
+            if cause not in ("refused", "benchmark_suspect"):
+                rule += _not_right(cond, conds)
             out.append(
                 {
                     "question_id": qid,
@@ -212,8 +209,8 @@ def failure_causes(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
                     "model": model,
                     "condition": cond,
                     "run_id": r["id"],
-                    "verdict": verdict,
-                    "by": said[r["id"]][1],
+                    "verdict": v.verdict,
+                    "by": v.by,
                     "cause": cause,
                     "rule": rule,
                     "recall": recall,

@@ -2,9 +2,11 @@
 promptfoo's failure filters — RAG worse than No-RAG, judge and human far apart, answers the
 numeric audit contradicts, runs that ended in an error, completed runs nobody rated yet, runs
 labelled incorrect or a refusal, Oracle right where No-RAG is wrong (or the reverse), and
-answers the fatal-flaw screen flagged (judging/flaws.py), and answers given by a model whose
+answers the fatal-flaw screen flagged (judging/flaws.py), answers given by a model whose
 training data reaches past the question's as-of date (models/cutoffs.py: it may know the
-outcome). Every case carries that look-ahead mark.
+outcome), and answers the judge calls right while the audit contradicts a figure they state
+(`judge_audit`). Every case carries that look-ahead mark. Whether a run counts as right, here as
+in the failure causes and case studies, is rightness.py's one rule.
 
 One row per (filter, case): a run may appear under several filters, each with its own reason.
 Rows come in a fixed order (filter, question in natural order, model, conditions, run ids), so
@@ -18,6 +20,14 @@ from typing import Any
 
 import duckdb
 
+from fintrade_tui.reports.rightness import (
+    audit_line,
+    contradicted_claims,
+    counts_as_right,
+    judge_audit_line,
+    judge_verdict,
+    latest_audits,
+)
 from fintrade_tui.workspace.evidence import CONDITIONS, LABELS
 from fintrade_tui.workspace.questions import load_questions, natural_key
 from fintrade_tui.workspace.run_records import (
@@ -34,6 +44,7 @@ FILTERS = (
     "rag_worse",
     "disagree",
     "contradicted",
+    "judge_audit",
     "errors",
     "unrated",
     "incorrect",
@@ -46,6 +57,7 @@ FILTER_LABELS = {
     "rag_worse": "RAG worse",
     "disagree": "judge ≠ human",
     "contradicted": "contradicted",
+    "judge_audit": "judge ≠ audit",
     "errors": "errors",
     "unrated": "unrated",
     "incorrect": "incorrect",
@@ -56,7 +68,6 @@ FILTER_LABELS = {
 }
 FAILED = (ERROR, TIMEOUT, CANCELLED, INTERRUPTED)
 RAG, NO_RAG, ORACLE, REFERENCE = "rag", "no_rag", "oracle", "reference"
-RIGHT, WRONG = 4, 2  # without a label, judge accuracy >= 4 is right and <= 2 wrong
 
 
 def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
@@ -74,17 +85,6 @@ def _cond_key(cond: str) -> tuple[int, str]:
 def _mean(values: Iterable[float]) -> float | None:
     v = list(values)
     return sum(v) / len(v) if v else None
-
-
-def latest_audits(scores: ScoreStore) -> dict[str, dict[str, Any]]:
-    """run id -> the numeric audit of its newest LLM-judge or re-scoring (`match`) record (a
-    judge failure keeps its audit too: the audit is deterministic and runs before the judge)."""
-    out: dict[str, tuple[Any, dict[str, Any]]] = {}
-    for s in scores.latest(status=None):
-        audit = s["detail"].get("audit") if s["kind"] in ("llm", "match") else None
-        if audit and (s["run_id"] not in out or s["created_at"] > out[s["run_id"]][0]):
-            out[s["run_id"]] = (s["created_at"], audit)
-    return {rid: a for rid, (_, a) in out.items()}
 
 
 def _case(
@@ -114,20 +114,27 @@ def _case(
     }
 
 
-def _rag_worse(runs, judge, questions) -> list[dict[str, Any]]:
+def _rag_worse(runs, judge, audits, questions) -> list[dict[str, Any]]:
+    """Each run's judge accuracy as `counts_as_right` counts it: at most WRONG where the audit
+    contradicts a figure the answer states (a No-RAG answer judged 5 with wrong figures is not
+    the better one)."""
     groups: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = {}
+    counted: dict[str, Any] = {}
     for r in runs:
         if r["status"] == COMPLETED and r["condition"] in (RAG, NO_RAG):
-            if judge.get(r["id"], {}).get("accuracy") is None:
+            acc = judge.get(r["id"], {}).get("accuracy")
+            if acc is None:
                 continue
+            audit = audits.get(r["id"])
+            counted[r["id"]] = counts_as_right(judge_verdict(acc), "judge", audit, acc)
             key = (r["question_id"], r["model"])
             groups.setdefault(key, {}).setdefault(r["condition"], []).append(r)
     out = []
     for by_cond in groups.values():
         if RAG not in by_cond or NO_RAG not in by_cond:
             continue
-        base = _mean(judge[r["id"]]["accuracy"] for r in by_cond[NO_RAG])
-        rag = _mean(judge[r["id"]]["accuracy"] for r in by_cond[RAG])
+        base = _mean(counted[r["id"]].accuracy for r in by_cond[NO_RAG])
+        rag = _mean(counted[r["id"]].accuracy for r in by_cond[RAG])
         if base is None or rag is None or rag >= base:
             continue
         numbers = {
@@ -137,6 +144,21 @@ def _rag_worse(runs, judge, questions) -> list[dict[str, Any]]:
             "delta_pct": (rag - base) / base * 100.0,
         }
         reason = f"judge accuracy RAG {rag:.2g} < No-RAG {base:.2g} ({numbers['delta_pct']:+.0f}%)"
+        capped = [
+            (cond, r["id"])
+            for cond in (NO_RAG, RAG)
+            for r in by_cond[cond]
+            if counted[r["id"]].accuracy != counted[r["id"]].judge
+        ]
+        if capped:  # the judge's own figures beside what counted, and why they differ
+            numbers["judge"] = {
+                cond: _mean(counted[r["id"]].judge for r in by_cond[cond]) for cond in (NO_RAG, RAG)
+            }
+            reason += "".join(
+                f"; {LABELS[cond]} judged {counted[rid].judge:g}, counted"
+                f" {counted[rid].accuracy:g}: {audit_line(audits.get(rid))}"
+                for cond, rid in capped
+            )
         out.append(_case("rag_worse", by_cond[NO_RAG] + by_cond[RAG], questions, reason, numbers))
     return out
 
@@ -164,31 +186,28 @@ def _disagree(runs, judge, human, questions, threshold: int) -> list[dict[str, A
     return out
 
 
+def _audit_numbers(audit: dict[str, Any]) -> dict[str, Any]:
+    """The audit's counts and its contradicted claims, as a case's numbers."""
+    verdicts = [c.get("verdict") for c in audit.get("claims") or []]
+    bad = contradicted_claims(audit)
+    keys = ("ticker", "indicator", "value", "unit", "store_value", "source")
+    return {
+        "contradicted": len(bad),
+        "supported": verdicts.count("SUPPORTED"),
+        "not_found": verdicts.count("NOT_FOUND"),
+        "claims": [{k: c.get(k) for k in keys} for c in bad],
+    }
+
+
 def _contradicted(runs, audits, questions) -> list[dict[str, Any]]:
-    from fintrade_tui.audits.numeric import CONTRADICTED, NOT_FOUND, SUPPORTED, summary_line
+    from fintrade_tui.audits.numeric import summary_line
 
     out = []
     for r in runs:
         audit = audits.get(r["id"])
-        if not audit:
-            continue
-        bad = [c for c in audit.get("claims") or [] if c.get("verdict") == CONTRADICTED]
-        if not bad:
-            continue
-        verdicts = [c.get("verdict") for c in audit.get("claims") or []]
-        numbers = {
-            "contradicted": len(bad),
-            "supported": verdicts.count(SUPPORTED),
-            "not_found": verdicts.count(NOT_FOUND),
-            "claims": [
-                {
-                    k: c.get(k)
-                    for k in ("ticker", "indicator", "value", "unit", "store_value", "source")
-                }
-                for c in bad
-            ],
-        }
-        out.append(_case("contradicted", [r], questions, summary_line(audit), numbers))
+        if audit and contradicted_claims(audit):
+            numbers = _audit_numbers(audit)
+            out.append(_case("contradicted", [r], questions, summary_line(audit), numbers))
     return out
 
 
@@ -239,9 +258,12 @@ def _labelled(runs, labels, wanted: str, questions) -> list[dict[str, Any]]:
     return out
 
 
-def correctness(run_id: str, labels, judge) -> tuple[bool | None, str]:
+def correctness(
+    run_id: str, labels, judge, audits: Mapping[str, Any] | None = None
+) -> tuple[bool | None, str]:
     """Is a run right? From its labels (their mean credit: 1 right, 0 wrong, between: unknown),
-    else from the judge's accuracy (>= 4 right, <= 2 wrong). (verdict, what it rests on)."""
+    else from the judge's accuracy (>= 4 right, <= 2 wrong) as `counts_as_right` counts it:
+    wrong where the audit contradicts a figure. (verdict, what it rests on)."""
     credits = [c for s in labels.get(run_id, []) if (c := credit(s["label"])) is not None]
     if credits:
         mean = sum(credits) / len(credits)
@@ -249,10 +271,12 @@ def correctness(run_id: str, labels, judge) -> tuple[bool | None, str]:
     acc = judge.get(run_id, {}).get("accuracy")
     if acc is None:
         return None, ""
-    return (True if acc >= RIGHT else False if acc <= WRONG else None), f"judge {acc:g}"
+    v = counts_as_right(judge_verdict(acc), "judge", (audits or {}).get(run_id), acc)
+    why = f"judge {acc:g}" + (f", counted wrong: {v.why}" if v.by == "audit" else "")
+    return v.right, why
 
 
-def _oracle_flip(runs, labels, judge, questions) -> list[dict[str, Any]]:
+def _oracle_flip(runs, labels, judge, audits, questions) -> list[dict[str, Any]]:
     """Question × model where Oracle is right and No-RAG wrong, or No-RAG right, Oracle wrong."""
     groups: dict[tuple[str, str], dict[str, list[dict[str, Any]]]] = {}
     for r in runs:
@@ -264,12 +288,27 @@ def _oracle_flip(runs, labels, judge, questions) -> list[dict[str, Any]]:
     for by_cond in groups.values():
         for o in by_cond.get(ORACLE, []):
             for b in by_cond.get(NO_RAG, []):
-                (ok_o, why_o), (ok_b, why_b) = (correctness(x["id"], labels, judge) for x in (o, b))
+                (ok_o, why_o), (ok_b, why_b) = (
+                    correctness(x["id"], labels, judge, audits) for x in (o, b)
+                )
                 if ok_o is None or ok_b is None or ok_o == ok_b:
                     continue
                 way = "Oracle right, No-RAG wrong" if ok_o else "No-RAG right, Oracle wrong"
                 numbers = {"oracle": why_o, "no_rag": why_b, "oracle_right": ok_o}
                 out.append(_case("oracle_flip", [b, o], questions, way, numbers))
+    return out
+
+
+def _judge_audit(runs, judge, audits, questions) -> list[dict[str, Any]]:
+    """Completed runs the judge calls right (accuracy >= 4) while their audit contradicts a
+    figure they state: both sides in the reason and the numbers."""
+    out = []
+    for r in runs:
+        acc = judge.get(r["id"], {}).get("accuracy")
+        line = judge_audit_line(acc, audits.get(r["id"]))
+        if r["status"] == COMPLETED and line:
+            numbers = {"judge_accuracy": acc, **_audit_numbers(audits[r["id"]])}
+            out.append(_case("judge_audit", [r], questions, line, numbers))
     return out
 
 
@@ -336,7 +375,8 @@ def failure_cases(
     `replay_set`), ``reason`` (one line) and ``numbers`` (the figures behind the reason):
 
     - ``rag_worse``: a question × model whose RAG runs' mean judge accuracy is below its
-      No-RAG runs' (latest ok LLM scores, annotators averaged); one row per pair.
+      No-RAG runs' (latest ok LLM scores, annotators averaged; a run whose audit contradicts a
+      figure counts at most 2: rightness.py); one row per pair.
     - ``disagree``: a run whose human and judge scores differ by >= `disagreement` on any
       dimension.
     - ``contradicted``: a run whose numeric audit (in its newest LLM-judge record) holds
@@ -346,12 +386,16 @@ def failure_cases(
     - ``incorrect`` / ``refusal``: a run whose latest human-kind score (a person's, or a label
       an imported file brought) carries that label.
     - ``oracle_flip``: a question × model whose Oracle run is right and No-RAG run wrong, or
-      the reverse (right/wrong from labels, else judge accuracy >= 4 / <= 2).
+      the reverse (right/wrong from labels, else judge accuracy >= 4 / <= 2, wrong where the
+      audit contradicts a figure).
     - ``fatal_flaw``: a run whose latest fatal-flaw screening (`fintrade-tui screen`) holds
       flags; the reason lists them, ``numbers`` has ``flags``, ``details`` (each flag's
       reason, span and check), ``checks``, ``screening`` and ``screened_at``.
     - ``may_know``: a question × model answered (completed) by a model whose knowledge
       cutoff is after the question's as-of; ``numbers`` is the case's ``look_ahead`` mark.
+    - ``judge_audit``: a completed run the judge gave accuracy >= 4 while its audit contradicts
+      a figure it states; the reason holds both, ``numbers`` has ``judge_accuracy``,
+      ``contradicted``, ``supported``, ``not_found`` and the contradicted ``claims``.
 
     Every case also has ``look_ahead``: ``{"look_ahead": "may know" | "after cutoff" |
     "unknown", "cutoff": ISO date or None, "basis": ...}`` for its model (from `models`, the
@@ -371,13 +415,16 @@ def failure_cases(
     human_rows = scores.latest(kind="human")
     human = mean_by_run(human_rows)
     questions = {q.id: q for q in load_questions(ws_con)} if _has_table(ws_con, "questions") else {}
+    audits = latest_audits(scores)
     out: list[dict[str, Any]] = []
     if "rag_worse" in wanted:
-        out += _rag_worse(runs, judge, questions)
+        out += _rag_worse(runs, judge, audits, questions)
     if "disagree" in wanted:
         out += _disagree(runs, judge, human, questions, disagreement)
     if "contradicted" in wanted:
-        out += _contradicted(runs, latest_audits(scores), questions)
+        out += _contradicted(runs, audits, questions)
+    if "judge_audit" in wanted:
+        out += _judge_audit(runs, judge, audits, questions)
     if "errors" in wanted:
         out += _errors(runs, questions)
     if "unrated" in wanted:
@@ -390,7 +437,7 @@ def failure_cases(
         if kind in wanted:
             out += _labelled(runs, labels, kind, questions)
     if "oracle_flip" in wanted:
-        out += _oracle_flip(runs, labels, judge, questions)
+        out += _oracle_flip(runs, labels, judge, audits, questions)
     if "fatal_flaw" in wanted:
         from fintrade_tui.workspace.screenings import FlagStore
 

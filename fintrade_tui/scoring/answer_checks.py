@@ -3,9 +3,11 @@ studies and re-scoring — the finance-aware match against the question's refere
 of reference it faces, and, for a question carrying a FinQA-style program, the answer's
 calculation traced step by step against the reference's.
 
-The verdict an analyst reads is the `tolerance` mode read as a person reads (readings.py): it
-agrees with people's verdicts on the labelled set (`make bench-checks`), where FinQA's 5-place
-rule and TAT-QA's exact match did not (recall 0.46-0.64). A question whose benchmark has its own
+The verdict an analyst reads is the `tolerance` mode read as a person reads (readings.py),
+measured against FinanceBench's people's verdicts (`make bench-checks`); FinQA's 5-place rule
+and TAT-QA's exact match agree far less with readers (recall 0.46-0.64 on the regression set).
+"Incorrect" needs a contradiction read: an answer whose figure or stance the rules cannot read
+is deferred to the judge or a person, with the reason. A question whose benchmark has its own
 rule (FinQA and ConvFinQA: FinQA's; TAT-QA: its own, scale scored apart) also gets that rule's
 verdict beside it (`AnswerChecks.benchmark`); mode `benchmark` scores by it alone, as a
 published metric does. The reference is what the mode scores against: FinQA's execution answer

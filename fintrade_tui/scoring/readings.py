@@ -1,6 +1,6 @@
 """Scoring room: how a person reads an answer's figure against a reference the tolerance alone
-would call different — the readings measured against people's verdicts on the labelled set
-(benchmarks/verdicts/, `make bench-checks`), each with the one phrase its reason gives.
+would call different — the readings measured against FinanceBench's people's verdicts and the
+project's regression set (`make bench-checks`), each with the one phrase its reason gives.
 
 - a percentage written as a fraction or in points where the question asks for a percentage or
   a rate, where "percent" follows the figure, or where the answer states the same figure with

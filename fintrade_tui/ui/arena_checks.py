@@ -1,5 +1,7 @@
 """Arena room: each pane's deterministic answer checks (scoring/answer_checks.py) — the match
-against the question's reference under its benchmark's mode, and a FinQA-style program's trace.
+against the question's reference under its benchmark's mode, and a FinQA-style program's trace —
+and the golden coverage read from its text (audits/golden_coverage.py: which of the question's
+golden indicators the answer states with a value), judge or no judge.
 
 They are computed in a thread worker when a pane's answer ends or a stored run is replayed
 (sympy and the matcher stay off the UI thread), shown in the pane under the answer (verdict and
@@ -26,21 +28,28 @@ class ArenaChecks:
         cfg, app = self.cfg, self.app  # type: ignore[attr-defined]
 
         def work() -> None:
+            from fintrade_tui.audits.golden_coverage import golden_coverage
             from fintrade_tui.scoring.answer_checks import check_answer
 
             try:
                 checks: Any = check_answer(q, answer, cfg)
             except Exception as exc:  # shown in the pane; the Arena stays usable
                 checks = exc
-            app.call_from_thread(self._checked, pane, run_id, checks)
+            try:
+                coverage = golden_coverage(answer, q.golden or q.golden_raw)
+            except Exception:  # a reading that fails leaves the line out, never the checks
+                coverage = None
+            app.call_from_thread(self._checked, pane, run_id, checks, coverage)
 
         group = f"checks-{id(pane)}"
         self.run_worker(work, thread=True, group=group, exit_on_error=False)  # type: ignore[attr-defined]
 
-    def _checked(self, pane: Any, run_id: str | None, checks: Any) -> None:
+    def _checked(
+        self, pane: Any, run_id: str | None, checks: Any, coverage: dict[str, Any] | None = None
+    ) -> None:
         if pane.run_id != run_id or not pane.is_attached:  # reset for another run since
             return
-        pane.show_checks(checks)
+        pane.show_checks(checks, coverage)
         if pane is getattr(self, "current", None):
             self.evidence_for(pane)  # type: ignore[attr-defined]
 

@@ -337,17 +337,24 @@ def disagreements(
     return out
 
 
-def prf_line(prf: dict[str, Any] | None) -> str:
-    """`golden P 0.50 R 1.00 F1 0.67 (roa, roe)`."""
-    if not prf:
-        return "golden indicators: not computed"
+def golden_line(coverage: dict[str, Any] | None, judge: dict[str, Any] | None) -> str | None:
+    """`golden coverage 1 of 3 from the text (roe 25.1%); the judge listed: earnings_price, roa,
+    roe`: what the answer's text states (the judge's stored reading, else `coverage`, read from
+    the answer by audits/golden_coverage.py) first, the judge's own list beside it, never
+    instead of it. None when there is neither (a question without golden indicators)."""
+    from fintrade_tui.audits.golden_coverage import coverage_text
 
-    def f(v: Any) -> str:
-        return "—" if v is None else f"{v:.2f}"
-
-    golden = ", ".join(prf.get("golden") or []) or "none annotated"
-    p, r, f1 = f(prf.get("precision")), f(prf.get("recall")), f(prf.get("f1"))
-    return f"golden P {p} R {r} F1 {f1} ({golden})"
+    ok = judge if judge and judge.get("status") == "ok" else None
+    detail = (ok or {}).get("detail") or {}
+    cov = detail.get("golden_coverage") or coverage
+    prf = detail.get("golden_prf")
+    if prf is None and not (cov or {}).get("golden"):  # nothing read, nothing to read for
+        return None
+    line = coverage_text(cov)
+    if prf is not None:
+        listed = [*(prf.get("metrics_canonical") or []), *(prf.get("metrics_unmapped") or [])]
+        line += "; the judge listed: " + (", ".join(listed) or "none")
+    return line
 
 
 def audit_rows(audit: dict[str, Any] | None) -> list[tuple[str, str]]:

@@ -113,6 +113,7 @@ class ArenaOpening:
 
         self.runs, self.scores, self.records = data["runs"], data["scores"], data["records"]
         self.causes = data.get("causes") or {}
+        self.agreements = data.get("agreements") or {}
         self.runner = Runner(self.cfg, self.runs, staged_index=True)
         if self.records:
             await self._show_replay(data)
@@ -130,6 +131,10 @@ class ArenaOpening:
         con = self.app.workspace_connection()
         out: dict[str, Any] = {"runs": RunStore(con), "scores": ScoreStore(con), "records": []}
         out["question"], out["questions"] = None, []
+        with suppress(Exception):  # each judge's measured agreement with people, if any
+            from fintrade_tui.workspace.judge_agreement import read_latest
+
+            out["agreements"] = self._cursor_do(read_latest)
         qid = self.question_id
         if self.run_ids:
             out["records"] = [out["runs"].get(r) for r in self.run_ids]

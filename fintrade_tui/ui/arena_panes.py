@@ -64,6 +64,7 @@ class ArenaPanes:
             threshold=self.cfg.judging.disagreement,
         )
         pane.retry_key = None if self.records else self.retry_key()  # a replay retries nothing
+        pane.agreements = self.agreements  # each judge's measured agreement with people
         return pane
 
     def _live_keys(self) -> list[tuple[str, str, str]]:

@@ -1,6 +1,7 @@
 """Arena pane text (UI room): the fatal-flaw screen's flags under an answer (read, or screened
 now for a completed run never screened) and the inline scores block (the analyst's, the judge's
-with its justifications, golden P/R/F1 and the numeric audit)."""
+with its justifications and the numeric audit). The golden-indicator line sits with the answer
+checks: the coverage read from the answer's text first, the judge's listed metrics beside it."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import duckdb
 from rich.text import Text
 
 from fintrade_tui.safe_text import plain, printable
-from fintrade_tui.ui.arena_model import audit_rows, disagreements, prf_line, scores_text
+from fintrade_tui.ui.arena_model import audit_rows, disagreements, golden_line, scores_text
 from fintrade_tui.workspace.scores import DIMENSIONS
 
 VERDICT_STYLE = {"SUPPORTED": "green", "CONTRADICTED": "bold red", "NOT_FOUND": "yellow"}
@@ -104,9 +105,16 @@ def score_text(
     judging: bool,
     threshold: int,
     checks: Any = None,
+    agreement: str | None = None,
+    coverage: dict[str, Any] | None = None,
 ) -> Text:
-    """The inline scores block of a pane: the answer checks, the analyst's, the judge's."""
+    """The inline scores block of a pane: the answer checks, the analyst's, the judge's (with
+    `agreement`: how far that judge model agreed with people, measured). The golden line follows
+    the checks: the coverage the judge stored, else `coverage` (read from the answer text
+    without a judge), the judge's listed metrics beside it."""
     t = checks_text(checks)
+    if golden := golden_line(coverage, judge):
+        t.append(printable(golden) + "\n")  # figures and a model's metric names: no ESC
     differ = disagreements(
         judge if judge and judge.get("status") == "ok" else None, human, threshold
     )
@@ -128,6 +136,8 @@ def score_text(
         t.append(f"failed — {printable(detail.get('error') or 'no valid output')}\n", "red")
     else:
         t.append(scores_text(judge) + "\n")
+        if agreement:
+            t.append(f"  this judge: {agreement}\n", "italic")
         why = detail.get("justifications") or {}
         for d in DIMENSIONS:
             style = "bold reverse red" if d in differ else ""
@@ -135,7 +145,6 @@ def score_text(
             if d in differ:
                 t.append(f" (you {differ[d][1]})", style)
             t.append(f": {printable(str(why.get(d, '')))}\n")  # a model's words: no ESC
-        t.append(prf_line(detail.get("golden_prf")) + "\n")
     audit = detail.get("audit")
     rows = audit_rows(audit)
     if audit is not None:
@@ -150,3 +159,15 @@ def score_text(
         t.append(printable(line) + "\n")
     t.rstrip()
     return t
+
+
+def judge_agreement_line(judge: dict[str, Any] | None, found: dict[str, dict[str, Any]]) -> str:
+    """How far the judge of this score agreed with people (its model's newest measurement), or
+    that it was never measured; "" without a judge score."""
+    from fintrade_tui.workspace.judge_agreement import agreement_for, describe
+
+    if not judge:
+        return ""
+    detail = judge.get("detail") or {}
+    name = str(judge.get("annotator") or "").split(" · ")[0]
+    return describe(agreement_for(found, detail.get("judge_model"), name))

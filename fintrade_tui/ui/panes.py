@@ -19,7 +19,12 @@ from textual.widgets import LoadingIndicator, Markdown, Static
 from fintrade_tui import clock
 from fintrade_tui.ui import faults
 from fintrade_tui.ui.arena_model import Clock, record_status, status_line
-from fintrade_tui.ui.pane_text import flags_text, score_text, screened_flags
+from fintrade_tui.ui.pane_text import (
+    flags_text,
+    judge_agreement_line,
+    score_text,
+    screened_flags,
+)
 from fintrade_tui.ui.streaming import StreamingMarkdown, update_steady
 from fintrade_tui.workspace.run_records import FINISHED
 
@@ -101,6 +106,7 @@ class AnswerPane(Vertical, can_focus=True):
         self.tool_calls: list[dict[str, Any]] | None = None  # None: those of `evidence`
         self.worker: Any = None
         self.judge: dict[str, Any] | None = None
+        self.agreements: dict[str, dict[str, Any]] = {}  # judge model -> its measured agreement
         self.human: dict[str, Any] | None = None
         self.judging = False
         self.following = True  # keep the end of a streaming answer in view
@@ -112,6 +118,7 @@ class AnswerPane(Vertical, can_focus=True):
         self.fault: faults.Fault | None = None  # why the run failed (shown above the status)
         self.retry_key: str | None = None  # the key that retries it (the screen sets it)
         self.checks: Any = None  # the answer checks (scoring/answer_checks.py), or their error
+        self.coverage: dict[str, Any] | None = None  # golden coverage read from the answer
 
     def compose(self) -> ComposeResult:
         yield Static(classes="pane-title")
@@ -167,6 +174,7 @@ class AnswerPane(Vertical, can_focus=True):
         """Clear the answer and the scores for a new run."""
         self.run_id, self.end, self.evidence, self.tool_calls = None, None, None, None
         self.judge, self.human, self.error, self.checks = None, None, None, None
+        self.coverage = None
         self.show_flags(None)
         self.show_fault(None)
         self.clock = Clock()
@@ -308,8 +316,10 @@ class AnswerPane(Vertical, can_focus=True):
 
     # -- scores --
     def show_scores(self) -> None:
-        """The analyst's score, then the judge's (scores, justifications, golden P/R/F1 and the
-        numeric audit), dimensions where they differ by the threshold or more highlighted."""
+        """The answer checks and the golden coverage read from its text, the analyst's score,
+        then the judge's (scores, justifications, the numeric audit), dimensions where they
+        differ by the threshold or more highlighted; the judge's listed metrics sit beside the
+        coverage."""
         view = self.query_one(".pane-scores", Static)
         if self.judge and not self.judging:
             self.load_flags()  # a judged answer: its screening may be new
@@ -317,11 +327,23 @@ class AnswerPane(Vertical, can_focus=True):
             view.display = False
             return
         view.display = True
-        view.update(score_text(self.human, self.judge, self.judging, self.threshold, self.checks))
+        agreement = judge_agreement_line(self.judge, self.agreements)
+        view.update(
+            score_text(
+                self.human,
+                self.judge,
+                self.judging,
+                self.threshold,
+                self.checks,
+                agreement,
+                coverage=self.coverage,
+            )
+        )
 
-    def show_checks(self, checks: Any) -> None:
-        """The answer checks (match and traces) came back from their thread."""
-        self.checks = checks
+    def show_checks(self, checks: Any, coverage: dict[str, Any] | None = None) -> None:
+        """The answer checks (match and traces) and the golden coverage read from the answer
+        came back from their thread."""
+        self.checks, self.coverage = checks, coverage
         self.show_scores()
 
     # -- fatal flaws --

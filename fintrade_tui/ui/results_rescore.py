@@ -21,10 +21,12 @@ def rescore_summary_line(summary: dict[str, Any], source: str | None) -> str:
     which = f"{source} runs" if source else "runs"
     acc = "—" if summary["accuracy"] is None else f"{100 * summary['accuracy']:.1f}%"
     unscored = summary["no_reference"]
+    left = summary["runs"] - summary["scored"] - unscored  # deferred: no label from the rules
     return (
         f"{summary['runs']} {which} re-scored in {summary['seconds']:.1f} s: {acc} correct by"
         f" the answer matcher ({summary['scored']} with a verdict"
         + (f", {unscored} without a reference" if unscored else "")
+        + (f", {left} left to the judge or a person" if left else "")
         + f"); audit: {summary['contradicted']} with a contradicted figure"
     )
 

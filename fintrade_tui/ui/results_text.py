@@ -106,7 +106,9 @@ def accuracy_note(table: dict[str, Any], kind: str, judges: list[dict[str, Any]]
         "match": "% = share the answer matcher calls correct (judge --rescore, m)",
     }.get(kind, f"% = mean {KIND_NAMES[kind]} accuracy score / 5 × 100")
     by = "".join(  # a local judge's scores are labelled as such
-        f" Judge {j['judge']} = {j['model']}" + (" (local model)." if j["local"] else ".")
+        f" Judge {j['judge']} = {j['model']}"
+        + (" (local model)" if j["local"] else "")
+        + f": {j['agreement_line']}."
         for j in judges
     )
     return (

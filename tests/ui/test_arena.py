@@ -308,7 +308,9 @@ async def test_judge_inline_with_audit_and_disagreement(cfg: Config) -> None:
         text = first.query_one(".pane-scores").content
         plain = str(text)
         assert "accuracy 5 (you 1)" in plain
-        assert "golden P 1.00 R 1.00 F1 1.00" in plain
+        # the text's golden coverage first, the judge's listed metrics beside it
+        assert "golden coverage 2 of 2 from the text (roe 25.9%, roa 4.0%)" in plain
+        assert "; the judge listed: roa, roe" in plain
         assert "Audit: 2 figures, 2 supported, 0 contradicted" in plain
         assert "SUPPORTED   roe 25.9%: store 0.2588" in plain
         assert core.disagreements(first.judge, first.human, 2) == {"accuracy": (5, 1)}

@@ -373,3 +373,45 @@ async def test_z_leaves_the_disputed_references_out_of_the_matrix(ui_cfg: Config
         grid = {(r[0], r[1]): r for r in after}
         cell = kept["cells"]["alpha"]["no_rag"]["overall"]
         assert grid[("alpha", "No-RAG")][-1] == str(cell["n"])
+
+
+async def test_j_shows_where_the_judge_and_the_audit_disagree(ui_cfg: Config) -> None:
+    """Issue 54: the judge gives F1's Oracle answer (r08) 5 while its audit contradicts its ROE;
+    `j` toggles the judge ≠ audit cases, whose detail shows both sides. A person labelled r08
+    correct: that verdict stands, the disagreement is listed all the same."""
+    from fintrade_tui.workspace.scores import ScoreStore
+    from tests.unit.test_failures_export import AUDIT_R02, _llm
+
+    with open_workspace(ui_cfg.workspace) as ws:
+        ScoreStore(ws).save(_llm("r08", 5, audit=AUDIT_R02))
+    app = FinTradeApp(ui_cfg, start="results")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        box = screen.query_one("#f-judge_audit", Checkbox)
+        assert KEYS["judge_audit"] == "j" and box.value is True
+        assert str(box.label) == "judge ≠ audit (j)"
+        # every toggle in view: two rows inside the screen's width
+        toggles = list(screen.query("#f-toggles Checkbox"))
+        assert all(t.region.right <= SIZE[0] and t.region.height == 1 for t in toggles)
+        assert {t.region.y for t in toggles} <= {toggles[0].region.y, toggles[0].region.y + 1}
+        mine = [c for c in screen.shown if c["filter"] == "judge_audit"]
+        assert [c["run_ids"] for c in mine] == [["r08"]]
+        table = screen.query_one("#failures", DataTable)
+        table.move_cursor(row=screen.shown.index(mine[0]))
+        await pilot.pause()
+        detail = " ".join(str(screen.query_one("#case-detail", Static).render()).split())
+        assert (
+            "judge ≠ audit: the judge gave accuracy 5, but the audit contradicts 1 of its"
+            " figures (ROE 0.9 vs 1.606 in the store)" in detail
+        )
+        assert "judge_accuracy: 5" in detail and "contradicted: 1" in detail
+        await pilot.press("j")
+        await pilot.pause()
+        assert box.value is False and all(c["filter"] != "judge_audit" for c in screen.shown)
+        await pilot.press("j")
+        await pilot.pause()
+        assert [c["run_ids"] for c in screen.shown if c["filter"] == "judge_audit"] == [["r08"]]
+        # the oracle_flip case of F1 alpha still rests on r08's label, not on the judge
+        flip = next(c for c in screen.shown if c["filter"] == "oracle_flip")
+        assert flip["numbers"]["oracle"] == "label"

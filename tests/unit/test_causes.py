@@ -220,3 +220,142 @@ def test_where_an_answers_calculation_leaves_the_reference_program() -> None:
     assert _departs(q, {"answer": wrong}) == 1
     assert _departs(q, {"answer": "5829 - 5735 = 94; 94 / 5735 = 1.64%."}) is None
     assert _departs(SimpleNamespace(extra={}), {"answer": wrong}) is None
+
+
+def _claim(indicator: str, value: float, unit: str, store: float, verdict: str) -> dict:
+    return {"text": f"{indicator} {value}{unit}", "span": [0, 1], "value": value, "unit": unit,
+            "indicator": indicator, "ticker": "AAPL", "store_value": store, "room": "store",
+            "source": "filing", "verdict": verdict, "why": ""}  # fmt: skip
+
+
+# the No-RAG answer of issue 54 (the Arena on F4, the local model): ROE 25.1 %, Debt/Equity 0.75
+# and E/P 2.7 % where the filing has 0.264, 0.085 and 0.020 — the local judge gave it 5 of 5
+WRONG_FIGURES = {
+    "as_of": "2024-11-01",
+    "summary": {"SUPPORTED": 0, "CONTRADICTED": 3, "NOT_FOUND": 0, "checked": 3},
+    "claims": [
+        _claim("roe", 25.1, "%", 0.264, "CONTRADICTED"),
+        _claim("debt_equity", 0.75, "", 0.085, "CONTRADICTED"),
+        _claim("earnings_price", 2.7, "%", 0.020, "CONTRADICTED"),
+    ],
+}
+RIGHT_FIGURES = {
+    "as_of": "2024-11-01",
+    "summary": {"SUPPORTED": 1, "CONTRADICTED": 0, "NOT_FOUND": 0, "checked": 1},
+    "claims": [_claim("roe", 160.6, "%", 1.6059, "SUPPORTED")],
+}
+
+
+def _judged_workspace(path: Path) -> None:
+    """F4 and F5, each answered by `local` under No-RAG (judge 5) and RAG (judge 2, its figures
+    all retrieved and supported): F4's No-RAG answer states three figures the audit
+    contradicts, F5's one it supports. Judge scores only: no person, no matcher."""
+    with open_workspace(path) as ws:
+        save_questions(ws, [_q("F4"), _q("F5")])
+        runs, scores = RunStore(ws), ScoreStore(ws)
+        plan = [
+            ("n4", "F4", "no_rag", [], 5, WRONG_FIGURES),
+            ("g4", "F4", "rag", FIGURES, 2, RIGHT_FIGURES),
+            ("n5", "F5", "no_rag", [], 5, RIGHT_FIGURES),
+            ("g5", "F5", "rag", FIGURES, 2, RIGHT_FIGURES),
+        ]
+        for i, (rid, qid, cond, texts, acc, audit) in enumerate(plan):
+            runs.start({"id": rid, "question_id": qid, "condition": cond, "model": "local",
+                        "model_string": "local/qwen", "level": "L5", "as_of": date(2024, 11, 1),
+                        "evidence": _run(rid, cond, texts)["evidence"],
+                        "started_at": datetime(2025, 1, 2, 10, 0, i)})  # fmt: skip
+            runs.finish(rid, status="completed", answer="ROE 25.1 %, Debt/Equity 0.75, E/P 2.7 %.")
+            detail = {"audit": audit}
+            scores.save(Score(rid, kind="llm", annotator="judge", accuracy=acc, completeness=4,
+                              relevance=4, clarity=4, detail=detail))  # fmt: skip
+
+
+def test_an_answer_the_audit_contradicts_is_not_right_whatever_the_judge_gave(
+    tmp_path: Path,
+) -> None:
+    """Issue 54: F4's No-RAG answer, judged 5 with three figures contradicted, is wrong (by the
+    audit) for the failure causes, the RAG-worse filter and the case study, which show the
+    judge's 5 beside it; the judge–audit disagreement is a filter of its own. F5, the same
+    with its figure supported, keeps the judge's verdict: its RAG failure is `knew_it`."""
+    from fintrade_tui.config import Config
+    from fintrade_tui.exports.case_data import load_case, resolve_runs
+    from fintrade_tui.exports.case_study import write_case_study
+    from fintrade_tui.exports.html_report import render_case
+    from fintrade_tui.reports.failures import failure_cases
+
+    _judged_workspace(tmp_path / "ws.duckdb")
+    with open_workspace(tmp_path / "ws.duckdb", read_only=True) as ws:
+        rows = {r["run_id"]: r for r in failure_causes(ws)}
+        cases = failure_cases(ws, {"rag_worse", "judge_audit", "contradicted"})
+        cfg = Config(store=tmp_path / "store.duckdb", workspace=tmp_path / "ws.duckdb")
+        md = write_case_study(cfg, ws, ["n4", "g4"]).read_text(encoding="utf-8")
+        html = render_case(load_case(ws, resolve_runs(ws, ["n4", "g4"])))
+    # the control: No-RAG right by the judge and the audit, RAG wrong with the figures in view
+    assert rows["g5"]["cause"] == "knew_it" and "n5" not in rows
+    # F4: No-RAG is no longer right, so RAG's failure is not "knew it" — and says why
+    assert rows["g4"]["cause"] != "knew_it"
+    why = (
+        "the judge gave accuracy 5, but the audit contradicts 3 of its figures (ROE 25.1% vs"
+        " 0.264 in the store; Debt/Equity 0.75 vs 0.085 in the store; Earnings/Price 2.7% vs"
+        " 0.02 in the store)"
+    )
+    assert f"No-RAG run n4 is not right: {why}" in rows["g4"]["rule"]
+    # the No-RAG answer itself is a failed answer, decided by the audit
+    n4 = rows["n4"]
+    assert (n4["verdict"], n4["by"]) == ("wrong", "audit") and f"(counted wrong: {why})" in n4[
+        "rule"
+    ]
+    # RAG worse: F4's No-RAG counts 2, not 5 — RAG's 2 is no worse; F5's pair stays listed
+    listed = [(c["filter"], c["run_ids"]) for c in cases]
+    assert listed == [
+        ("rag_worse", ["n5", "g5"]),
+        ("contradicted", ["n4"]),
+        ("judge_audit", ["n4"]),
+    ]
+    # the disagreement shows both sides
+    case = cases[-1]
+    assert case["reason"] == why
+    assert case["numbers"]["judge_accuracy"] == 5 and case["numbers"]["contradicted"] == 3
+    assert case["numbers"]["supported"] == 0
+    # the case study: the judge's 5 in the scores table, the verdict that counts beside it
+    assert "| llm | judge | 1 | ok | 5 | 4 | 4 | 4 |" in md
+    assert f"- **Verdict:** wrong (by audit): {why}; the judge's accuracy counts as 2" in md
+    assert "- **Verdict:** wrong (by judge)" in md  # RAG: the judge's own verdict
+    assert '<p class="counted counted-wrong judge-audit"><b>Verdict:</b> wrong (by audit)' in html
+
+
+def test_counts_as_right_overrules_the_machines_never_a_person() -> None:
+    from fintrade_tui.reports.rightness import counts_as_right, score_verdict
+
+    bad = WRONG_FIGURES
+    v = counts_as_right("right", "judge", bad, 5)
+    assert (v.verdict, v.by, v.accuracy, v.contradicted) == ("wrong", "audit", 2, 3)
+    assert v.judge_audit and v.why.startswith("the judge gave accuracy 5, but the audit")
+    v = counts_as_right("right", "matcher", bad)
+    assert (v.verdict, v.by) == ("wrong", "audit")
+    assert v.why.startswith("the matcher called it right, but the audit contradicts 3")
+    # a person's verdict stands; the judge's disagreement with the audit is still noted
+    v = counts_as_right("right", "label", bad, 5)
+    assert (v.verdict, v.by, v.right) == ("right", "label", True) and v.judge_audit
+    assert "judge ≠ audit: the judge gave accuracy 5" in v.line()
+    # a judge in two minds (3) counts wrong too; a wrong or a refusal keeps its source
+    assert (counts_as_right(None, "", bad, 3).verdict, counts_as_right(None, "", bad, 3).by) == (
+        "wrong", "audit",
+    )  # fmt: skip
+    assert counts_as_right(None, "", bad, 3).judge_audit is None  # the judge did not say right
+    assert counts_as_right("wrong", "judge", bad, 2).by == "judge"
+    assert counts_as_right("refused", "matcher", bad).verdict == "refused"
+    # the audit takes "right" away, never gives it: judge low, figures supported, no dispute
+    v = counts_as_right("wrong", "judge", RIGHT_FIGURES, 1)
+    assert (v.verdict, v.by, v.accuracy, v.judge_audit) == ("wrong", "judge", 1, None)
+    assert counts_as_right("right", "judge", RIGHT_FIGURES, 5).right is True
+    assert counts_as_right(None, "", None).verdict is None
+    # the stack: judge, then the matcher, a person's accuracy, a person's label
+    assert score_verdict(5) == ("right", "judge")
+    assert score_verdict(5, {"label": "incorrect"}) == ("wrong", "matcher")
+    assert score_verdict(5, {"label": "correct", "detail": {"verdict": "refused"}}) == (
+        "refused", "matcher",
+    )  # fmt: skip
+    assert score_verdict(1, None, 4.5) == ("right", "human")
+    assert score_verdict(1, None, 4.5, ["Incorrect"]) == ("wrong", "label")
+    assert score_verdict(3, None, 3, ["partial"]) == (None, "")

@@ -271,6 +271,7 @@ EXPECTED = {
     "rag_worse": [["r01", "r02"]],
     "disagree": [["r02"], ["r07"]],
     "contradicted": [["r02"]],
+    "judge_audit": [],  # r02's judge gave 2, r04's audit supports it: no disagreement here
     "errors": [["r05"], ["r06"]],
     "unrated": [["r03"], ["r04"]],
     "incorrect": [["r01"]],

@@ -214,8 +214,9 @@ def test_report_markdown_on_runs_from_run(built_store: Config, tmp_path: Path) -
     assert "LLM judge judge = openai/gpt-4o-mini (a hosted model), 6 runs" in md
     rep = json.loads(cli("report", "--json", "--resamples", "200"))
     assert rep["judges"] == [
-        {"judge": "judge", "model": "openai/gpt-4o-mini", "runs": 6, "local": False}
-    ]
+        {"judge": "judge", "model": "openai/gpt-4o-mini", "runs": 6, "local": False,
+         "agreement": None, "agreement_line": "agreement with people unmeasured"}
+    ]  # fmt: skip
     agree = rep["agreement"]
     acc = next(a for a in agree if a["dimension"] == "accuracy")
     assert acc["n"] == 1 and acc["bias"] == 2.0  # judge 4 vs human 2
