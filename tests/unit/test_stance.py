@@ -26,12 +26,24 @@ MARGIN = "Did the company's gross margin improve in FY2023?"
     ("question", "answer", "said"),
     [
         # yes, stated without the word
-        (CAPITAL, "Capex was $23 billion. Therefore, it can be inferred that Verizon is capital "
-                  "intensive.", "yes"),  # fmt: skip
-        (LEGAL, "The 10-K lists the opioid suits. In summary, PepsiCo has reported materially "
-                "important ongoing legal battles.", "yes"),  # fmt: skip
-        (CASH, "Cash was $1,874 million at FY2023 end and $1,093 million at Q2. So cash and "
-               "cash equivalents decreased between the two dates.", "yes"),  # fmt: skip
+        (
+            CAPITAL,
+            "Capex was $23 billion. Therefore, it can be inferred that Verizon is capital "
+            "intensive.",
+            "yes",
+        ),  # fmt: skip
+        (
+            LEGAL,
+            "The 10-K lists the opioid suits. In summary, PepsiCo has reported materially "
+            "important ongoing legal battles.",
+            "yes",
+        ),  # fmt: skip
+        (
+            CASH,
+            "Cash was $1,874 million at FY2023 end and $1,093 million at Q2. So cash and "
+            "cash equivalents decreased between the two dates.",
+            "yes",
+        ),  # fmt: skip
         (DEBT, "Total debt went from $49,781 million to $52,100 million over the year.", "yes"),
         # no, stated without the word
         (LEGAL, "PepsiCo has not reported any materially important ongoing legal battles.", "no"),
@@ -60,8 +72,11 @@ def test_a_stance_is_read_from_what_the_answer_concludes(question: str, answer: 
         # the claim never restated: an answer about something else
         (LEGAL, "Net revenue grew 9% on pricing. Cash flow from operations was $10.8 billion."),
         # the question handed back, not answered
-        (CAPITAL, "To determine whether Verizon is capital intensive, one would compare capex "
-                  "with revenue."),  # fmt: skip
+        (
+            CAPITAL,
+            "To determine whether Verizon is capital intensive, one would compare capex "
+            "with revenue.",
+        ),  # fmt: skip
     ],
 )
 def test_no_stance_is_read_where_the_answer_concludes_nothing(question: str, answer: str) -> None:
