@@ -42,6 +42,12 @@ from fintrade_tui.cli.output import console, print_table, progress_bars
 )
 @click.option("--with-llm", is_flag=True, help="with --rescore: also run the LLM judge again")
 @click.option(
+    "--with-extraction",
+    is_flag=True,
+    help="with --rescore: where the rules defer, the judge model (-m) reads the answer's"
+    " conclusion and the rules decide on it",
+)
+@click.option(
     "--corrected",
     is_flag=True,
     help="with --rescore: score against disputed references' corrections (the published"
@@ -72,7 +78,7 @@ def judge(
         raise UserError("--panel", "is an LLM judge", "add --with-llm, or drop --panel")
     name = model or cfg.judging.model
     judge_m = None
-    if with_llm or not rescore:  # a bad judge is one line before anything is written
+    if with_llm or rescoring["with_extraction"] or not rescore:  # a bad judge: one line first
         judge_m = resolve(cfg, name)  # once for the whole command
         check_protocol(protocol, panel)
     if rescore:
@@ -108,7 +114,8 @@ def _failures(saved: list[dict[str, Any]]) -> None:
 
 
 def _rescore(
-    obj: Ctx, ids, batch, with_reference, as_json, llm, mode, with_llm, source, corrected
+    obj: Ctx, ids, batch, with_reference, as_json, llm, mode, with_llm, source, corrected,
+    with_extraction
 ) -> None:  # fmt: skip
     """`judge --rescore`: the matcher and the audit in one transaction, then (--with-llm) the
     judge on the same runs, each of its scores saved as it arrives (as `judge` saves them)."""
@@ -120,7 +127,8 @@ def _rescore(
         sel = rs.select_runs(ws, ids, batch, source, with_reference)
         with progress_bars(as_json) as reporter:
             tick = reporter.start(f"re-scoring {len(sel.runs)} runs", len(sel.runs))
-            out = rs.rescore_with_store(cfg, ws, sel, mode, on_progress=tick, corrected=corrected)
+            reader = llm["judge"] if with_extraction else None
+            out = rs.rescore_with_store(cfg, ws, sel, mode, tick, corrected, reader)
         if with_llm:
             with progress_bars(as_json) as reporter:
                 tick = reporter.start(f"LLM judge {llm['judge'].name}", len(sel.runs))

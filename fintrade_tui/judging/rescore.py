@@ -47,7 +47,14 @@ from fintrade_tui.scoring.answer_checks import (
     reference_for,
 )
 from fintrade_tui.scoring.answer_match import MODES
-from fintrade_tui.scoring.verdict import EQUAL, NO_REFERENCE, REFUSED, UNDECIDED
+from fintrade_tui.scoring.verdict import (
+    DEFERRED,
+    EQUAL,
+    NO_NUMBER,
+    NO_REFERENCE,
+    REFUSED,
+    UNDECIDED,
+)
 from fintrade_tui.workspace.questions import load_questions
 from fintrade_tui.workspace.run_records import COMPLETED, RunStore
 from fintrade_tui.workspace.scores import Score, ScoreStore, append_scores
@@ -56,6 +63,7 @@ if TYPE_CHECKING:
     from fintrade_tui.models.resolve import Model
 
 MATCH_KIND, MATCHER = "match", "matcher"  # the score kind and annotator re-scoring writes
+READABLE = (DEFERRED, NO_NUMBER)  # deferred verdicts a model may read the conclusion of
 CORRECT = (EQUAL,)  # verdicts labelled correct
 
 
@@ -158,12 +166,14 @@ def rescore(
     on_progress: Callable[[int], None] | None = None,
     chunk: int = CHUNK,
     corrected: bool = False,
+    reader: Model | None = None,
 ) -> Outcome:
     """Match (and audit) every selected run, then append one `match` score per run in one
     transaction. `mode` None: tolerance (read as a person reads); `benchmark`: each question's
     own rule. `store_con`: the market-data store the audit compares with (None: supplied
     evidence and reference only). `corrected`: score against disputed references'
-    corrections (the module docstring)."""
+    corrections (the module docstring). `reader`: a model that reads the conclusion of each
+    answer the rules defer on (`read_by_model`); None: no model is called."""
     from fintrade_tui.judging.session import audit_answer
     from fintrade_tui.workspace.disputes import DisputeStore
 
@@ -171,6 +181,9 @@ def rescore(
         raise UserError(
             f"--mode {mode}", "is unknown", f"use one of {', '.join(MODES)}, {BENCHMARK}"
         )
+    if reader is not None and mode not in (None, DEFAULT_MODE):
+        why = "reads as a person reads (tolerance mode)"
+        raise UserError("--with-extraction", why, "drop --mode, or --mode tolerance")
     t0 = time.perf_counter()
     index = None
     if audit and store_con is not None:
@@ -186,6 +199,8 @@ def rescore(
             q = sel.questions[run["question_id"]]
             report = audit_answer(cfg, run, q, store_con, index) if audit else None
             score = match_score(cfg, run, q, mode, report)
+            if reader is not None and score.detail.get("verdict") in READABLE:
+                score = read_by_model(cfg, run, q, reader, score)
             if (d := disputes.get(q.id)) and d["corrected"]:
                 score = against_correction(cfg, run, q, mode, report, d, score)
             scores.append(score)
@@ -208,14 +223,16 @@ def rescore_with_store(
     mode: str | None = None,
     on_progress: Callable[[int], None] | None = None,
     corrected: bool = False,
+    reader: Model | None = None,
 ) -> Outcome:
     """`rescore` with the audit reading the market-data store when there is one."""
     from fintrade_tui.store.db import connect
 
+    more = {"on_progress": on_progress, "corrected": corrected, "reader": reader}
     if not cfg.store.exists():
-        return rescore(cfg, ws, sel, mode, None, on_progress=on_progress, corrected=corrected)
+        return rescore(cfg, ws, sel, mode, None, **more)
     with connect(cfg.store) as store:
-        return rescore(cfg, ws, sel, mode, store, on_progress=on_progress, corrected=corrected)
+        return rescore(cfg, ws, sel, mode, store, **more)
 
 
 def rejudge(
@@ -282,6 +299,25 @@ def match_score(
     if m.em is not None:
         detail |= {"em": m.em, "f1": m.f1, "scale_ok": m.scale_ok}
     return Score(run["id"], MATCH_KIND, MATCHER, label=label, detail=detail)
+
+
+def read_by_model(cfg: Config, run: dict[str, Any], q: Any, reader: Model, score: Score) -> Score:
+    """Where the rules defer: the model copies the answer's conclusion (judging/extraction.py)
+    and the rules decide on it. The rules' own verdict stays in the detail (`rules`), with what
+    the model read (`extraction`: kind, final_answer, model, seconds, error)."""
+    import asyncio
+
+    from fintrade_tui.judging.extraction import extract, extracted_match
+
+    answer = run.get("answer") or ""
+    got = asyncio.run(extract(cfg, reader, q.text, answer))
+    m = extracted_match(q, got, cfg, answer)
+    read = {"kind": got.kind, "final_answer": got.final_answer, "model": reader.string,
+            "seconds": round(got.seconds, 2), "error": got.error}  # fmt: skip
+    rules = {"verdict": score.detail["verdict"], "reason": score.detail["reason"]}
+    detail = score.detail | {"verdict": m.verdict, "reason": m.reason, "extraction": read,
+                             "rules": rules}  # fmt: skip
+    return Score(run["id"], MATCH_KIND, MATCHER, label=label_of(m.verdict), detail=detail)
 
 
 def corrected_question(q: Any, corrected: str) -> Any:
