@@ -164,6 +164,8 @@ def check_match(q: Any, answer: str, cfg: Any = None, mode: str | None = None) -
         return open_match(answer, reference, mode, hint, tol)
     if kind == LIST:
         return list_match(answer, reference, mode, hint, tol)
+    if kind == NO_FIGURE and NONE_REFERENCE.match(reference):
+        return none_match(question, answer, reference, mode)
     if kind == NO_FIGURE:
         if span_stated(answer, reference):
             why = f"the answer states the reference's words ('{_clip(reference)}')"
@@ -181,6 +183,28 @@ def is_sentence(reference: str) -> bool:
     inventory 9.5 times in FY 2022"), not a figure alone ("$1,577.00", "4.2%", "$2,018mn")."""
     words = re.sub(r"[$€£]?[-+(]?\d[\d,.]*\)?\s*(?:%|[a-z]{1,8}\b)?", " ", reference, flags=re.I)
     return bool(re.findall(r"[A-Za-z]{2,}", words))
+
+
+# a reference saying there is nothing ("There are none", "None"): the answer's stance on the
+# question's claim is read as for a yes/no question, "no" meeting it
+NONE_REFERENCE = re.compile(r"^\W*(?:there\s+(?:are|is|were|was)\s+)?(?:none|no\s+\w+)\W*$", re.I)
+
+
+def none_match(question: str, answer: str, reference: str, mode: str) -> Match:
+    """'There are none' against what the answer concludes about the question's claim: "Ulta
+    Beauty does not have any debt securities registered ..." meets it; an answer listing some
+    contradicts it; no stance read is deferred."""
+    from fintrade_tui.scoring.stance import stance
+
+    read = stance(question, answer)
+    if read is None:
+        why = f"the reference says there is none ('{_clip(reference)}'); the rules read no "
+        return Match(DEFERRED, why + "stance in the answer: the judge or a person decides",
+                     mode, None, None)  # fmt: skip
+    says = "there is none" if read.said == "no" else "there is some"
+    verdict = EQUAL if read.said == "no" else NOT_EQUAL
+    why = f"the answer says {says} ('{read.phrase}'), the reference '{_clip(reference)}': "
+    return Match(verdict, why + ("equal" if verdict == EQUAL else "not equal"), mode, None, None)
 
 
 def _clip(text: str, width: int = 60) -> str:

@@ -111,6 +111,9 @@ _ANSWER_TAG = re.compile(r"\bAnswer\s*:\s*")
 _ANSWER_LINE = re.compile(r"(?im)^[\s*#>-]*(?:final\s+)?answer\s*(?:\*\*)?\s*[:：]|\\boxed\{")
 # where a final answer starts: an answer line, or "the (final) answer is"
 _FINAL_LINE = re.compile(_ANSWER_LINE.pattern + r"|\bthe\s+(?:final\s+)?answer\s+is\b")
+_CLOSING = re.compile(
+    r"\b(?:therefore|thus|hence|in\s+summary|in\s+conclusion|overall)\b[^.\n]*", re.I
+)
 LONG = 80  # words: a shorter answer may end without a full stop (a span, a figure)
 
 
@@ -150,7 +153,12 @@ def span_stated(answer: str, reference: str) -> bool:
     marks = list(_FINAL_LINE.finditer(answer or ""))
     final = answer[marks[-1].end() :] if marks else answer
     if not marks and len(answer.split()) > LONG:
-        return False
+        # a long answer without an answer line: its closing conclusion ("Therefore, the Data
+        # Center segment had the largest increase."), else nothing is read
+        closing = list(_CLOSING.finditer(answer[-600:]))
+        if not closing:
+            return False
+        final = answer[-600:][closing[-1].start() :]
     said = set(_tokens(final))
     items = [i for i in re.split(r"\s*;\s*", reference) if i.strip()]
     return bool(items) and all(set(_tokens(i)) <= said and _tokens(i) for i in items)

@@ -113,6 +113,10 @@ def stance(question: str, answer: str) -> Stance | None:
     if any(_HEDGE.search(s) for s in concluding[-2:]):
         return None
     claim = claim_words(question)
+    if not claim:  # the claim is all names ("Did Pfizer grow its PPNE"): its acronyms count
+        claim = [
+            _stem(w.lower()) for w in re.findall(r"\b[A-Z][A-Z&]{1,}\b", _claim_text(question))
+        ]
     change = _ASKS_CHANGE.findall(_claim_text(question))
     asked = _direction(" ".join(change)) if change else None
     for pool in (concluding, ends):

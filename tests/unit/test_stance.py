@@ -120,3 +120,36 @@ def test_the_claim_leaves_out_names_periods_and_the_asked_direction() -> None:
     assert claim_words(CAPITAL) == ["capit", "inten", "busin"]
     assert "incre" not in claim_words(DEBT) and "debt" in claim_words(DEBT)
     assert is_yes_no_question(LEGAL) and not is_yes_no_question("What was FY2022 revenue?")
+
+
+NONE_Q = "Which debt securities are registered to trade on a national securities exchange?"
+
+
+@pytest.mark.parametrize(
+    ("answer", "verdict"),
+    [
+        (
+            "Therefore, Ulta Beauty does not have any debt securities registered to trade on a "
+            "national securities exchange.",
+            "equal",
+        ),  # fmt: skip
+        (
+            "The 1.500% Notes due 2026 are debt securities registered to trade on a national "
+            "securities exchange (NYSE).",
+            "not_equal",
+        ),  # fmt: skip
+        ("Ulta Beauty sells cosmetics in 1,355 stores.", "deferred"),
+    ],
+)
+def test_a_none_reference_is_met_by_an_answer_that_says_there_is_none(answer: str,
+                                                                      verdict: str) -> None:  # fmt: skip
+    assert check_match(_q(NONE_Q, "There are none"), answer).verdict == verdict
+
+
+def test_a_text_reference_is_read_in_a_long_answers_closing_conclusion() -> None:
+    q = _q("From FY21 to FY22, in which AMD segment did sales increase the most?", "Data Center")
+    working = " ".join(f"Segment {i} grew by {i} percent in the year." for i in range(1, 12))
+    right = working + " Therefore, the Data Center segment had the largest increase."
+    wrong = working + " Therefore, the Gaming segment had the largest increase."
+    assert check_match(q, right).verdict == "equal"
+    assert check_match(q, wrong).verdict == "deferred"  # a name read, no contradiction ruled
