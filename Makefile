@@ -173,9 +173,11 @@ bench-shared: venv
 	$(BIN)/fintrade-tui ingest --if-outdated
 	$(BIN)/python -m benchmarks.bench_shared_workspace --reps 3
 
-# The answer checks against people's verdicts on 780 published answers (benchmarks/verdicts/),
-# per source and on the held-out source, and the figures reader against 100 hand-labelled
-# answers; every disagreement is written to benchmarks/verdicts/disagreements.md. No store, no model.
+# The answer checks against the verdicts people outside the project wrote (FinanceBench's, on
+# 1,200 published answers in the bundle: per kind of reference and question type; disagreements
+# in data/bench/), then against the regression set of 780 verdicts this project wrote
+# (benchmarks/verdicts/), and the figures reader against 100 hand-labelled answers. No store, no
+# model (`--llm N` adds the offline verdict and the local judge on N FinanceBench answers).
 bench-checks: venv
 	$(BIN)/python -m benchmarks.bench_checks
 

@@ -1,7 +1,7 @@
 """Rightness room (reports): whether a run counts as right — one rule for every report that
 asks: the failure causes (causes.py), the failure filters that compare answers (`rag_worse`,
-`oracle_flip`, `judge_audit`: failures.py) and the verdict a case study shows beside its scores
-(exports/case_data.py).
+`oracle_flip`, `judge_audit`: failure_filters.py) and the verdict a case study shows beside its
+scores (exports/case_data.py).
 
 What the scores say, the last that speaks deciding (`score_verdict`): the LLM judge's accuracy
 (mean over judges: >= RIGHT right, <= WRONG wrong, between: no verdict), then the answer

@@ -9,7 +9,10 @@ what it waited for, only after a limit that a loaded machine never reaches: a hu
 `notices` records the notifications an app sends, however long the test takes to look.
 
 `populated_workspace` is a copy of the hand-populated workspace (`populate()` of
-tests/unit/test_failures_export.py), built once per process: each test gets its own file."""
+tests/unit/test_failures_export.py), built once per process: each test gets its own file.
+
+`f4_workspace` is FinTradeBench's seed F4 resolved against the built store, saved with the given
+answers as completed runs to a fresh workspace, the judge a mock that gives the reply asked."""
 
 from __future__ import annotations
 
@@ -17,12 +20,16 @@ import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pytest
 from textual.pilot import Pilot
 
 from tests.clock import wait_until
+
+if TYPE_CHECKING:
+    from fintrade_tui.config import Config
+    from fintrade_tui.workspace.questions import Question
 
 T = TypeVar("T")
 
@@ -116,3 +123,45 @@ def populated_workspace(populated_template: Path, tmp_path: Path) -> Path:
     path = tmp_path / "workspace.duckdb"
     shutil.copyfile(populated_template, path)
     return path
+
+
+def f4_workspace(
+    built_store: Config,
+    workspace: Path,
+    judge_reply: dict[str, Any],
+    answers: list[tuple[str, str]],
+) -> tuple[Config, Question, list[str]]:
+    """A copy of `built_store`'s config writing to `workspace`, its judge a mock replying
+    `judge_reply`; FinTradeBench's seed F4 resolved against the store and saved there, with one
+    completed run of the local model per (condition, answer). (config, F4, the run ids)."""
+    import json
+
+    from fintrade_tui.application.readiness import SEEDS
+    from fintrade_tui.config import ModelConfig
+    from fintrade_tui.questions.importers import read_questions
+    from fintrade_tui.questions.resolve import Resolver
+    from fintrade_tui.store.db import connect
+    from fintrade_tui.workspace.connection import open_workspace
+    from fintrade_tui.workspace.questions import save_questions
+    from fintrade_tui.workspace.run_records import RunStore
+
+    cfg = built_store.model_copy(deep=True)
+    cfg.workspace = workspace
+    judge = ModelConfig(
+        model="openai/gpt-4o-mini", extra={"mock_response": json.dumps(judge_reply)}
+    )
+    cfg.models = {**cfg.models, "judge": judge}
+    cfg.judging = cfg.judging.model_copy(update={"model": "judge"})
+    with connect(cfg.store) as con:
+        r = Resolver(con, cfg.questions.reference_date, cfg.fundamentals.estimated_lag_days)
+        f4 = next(q for q in read_questions(cfg.bundle / SEEDS, "fintradebench") if q.id == "F4")
+        q = r.resolve(f4)
+    with open_workspace(cfg.workspace) as ws:
+        save_questions(ws, [q])
+        runs = RunStore(ws)
+        ids = []
+        for condition, answer in answers:
+            rid = runs.start({"question_id": "F4", "condition": condition, "model": "local"})
+            runs.finish(rid, status="completed", answer=answer, ttft=0.5, duration=20.0)
+            ids.append(rid)
+    return cfg, q, ids

@@ -6,24 +6,16 @@ stating ROE and ROA with their values covers 2 (its P/E is not E/P)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from textual.widgets import Static
 
-from fintrade_tui.config import Config, ModelConfig
-from fintrade_tui.questions.importers import read_questions
-from fintrade_tui.questions.resolve import Resolver
-from fintrade_tui.store.db import connect
-from fintrade_tui.workspace.connection import open_workspace
-from fintrade_tui.workspace.questions import save_questions
-from fintrade_tui.workspace.run_records import RunStore
+from fintrade_tui.config import Config
 from tests.conftest import needs_bundle
-from tests.ui.conftest import settle, until
+from tests.ui.conftest import f4_workspace, settle, until
 from tests.ui.test_arena import JUDGE, ArenaApp
 from tests.ui.test_arena_open_reference import ANSWER as NAMED
-from tests.ui.test_arena_open_reference import SEEDS
 
 pytestmark = needs_bundle
 # a RAG answer from filing passages: figures, but no ratio named
@@ -37,24 +29,9 @@ LISTED = JUDGE | {"metrics_used": ["Earnings/Price", "ROA", "ROE"]}  # the judge
 
 @pytest.fixture
 def f4_runs(built_store: Config, tmp_path: Path) -> tuple[Config, str, str]:
-    cfg = built_store.model_copy(deep=True)
-    cfg.workspace = tmp_path / "workspace.duckdb"
-    judge = ModelConfig(model="openai/gpt-4o-mini", extra={"mock_response": json.dumps(LISTED)})
-    cfg.models = {**cfg.models, "judge": judge}
-    cfg.judging = cfg.judging.model_copy(update={"model": "judge"})
-    with connect(cfg.store) as con:
-        r = Resolver(con, cfg.questions.reference_date, cfg.fundamentals.estimated_lag_days)
-        f4 = next(q for q in read_questions(cfg.bundle / SEEDS, "fintradebench") if q.id == "F4")
-        q = r.resolve(f4)
+    answers = [("rag", RAG), ("no_rag", NAMED)]
+    cfg, q, ids = f4_workspace(built_store, tmp_path / "workspace.duckdb", LISTED, answers)
     assert sorted(q.golden) == ["earnings_price", "roa", "roe"]
-    with open_workspace(cfg.workspace) as ws:
-        save_questions(ws, [q])
-        runs = RunStore(ws)
-        ids = []
-        for condition, answer in (("rag", RAG), ("no_rag", NAMED)):
-            rid = runs.start({"question_id": "F4", "condition": condition, "model": "local"})
-            runs.finish(rid, status="completed", answer=answer, ttft=0.5, duration=20.0)
-            ids.append(rid)
     return cfg, ids[0], ids[1]
 
 

@@ -7,25 +7,17 @@ claim-level one — which of the reference's key figures the answer states — n
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from textual.widgets import Static
 
-from fintrade_tui.config import Config, ModelConfig
-from fintrade_tui.questions.importers import read_questions
-from fintrade_tui.questions.resolve import Resolver
-from fintrade_tui.store.db import connect
-from fintrade_tui.workspace.connection import open_workspace
-from fintrade_tui.workspace.questions import save_questions
-from fintrade_tui.workspace.run_records import RunStore
+from fintrade_tui.config import Config
 from tests.conftest import needs_bundle
-from tests.ui.conftest import settle, until
+from tests.ui.conftest import f4_workspace, settle, until
 from tests.ui.test_arena import JUDGE, ArenaApp
 
 pytestmark = needs_bundle
-SEEDS = "fintradebench/questions/FinTradeBench_Golden_Seed_150.csv"
 # as the local 1.5B model answers F4 (the case): steps, the ROE twice, a P/E of 24.5
 ANSWER = (
     "Step 1: Nvidia's ROE is 33.38% and its ROA is 21.31%, so profitability is high.\n"
@@ -37,20 +29,8 @@ ANSWER = (
 
 @pytest.fixture
 def f4_case(built_store: Config, tmp_path: Path) -> tuple[Config, str]:
-    cfg = built_store.model_copy(deep=True)
-    cfg.workspace = tmp_path / "workspace.duckdb"
-    judge = ModelConfig(model="openai/gpt-4o-mini", extra={"mock_response": json.dumps(JUDGE)})
-    cfg.models = {**cfg.models, "judge": judge}
-    cfg.judging = cfg.judging.model_copy(update={"model": "judge"})
-    with connect(cfg.store) as con:
-        r = Resolver(con, cfg.questions.reference_date, cfg.fundamentals.estimated_lag_days)
-        f4 = next(q for q in read_questions(cfg.bundle / SEEDS, "fintradebench") if q.id == "F4")
-        q = r.resolve(f4)
-    with open_workspace(cfg.workspace) as ws:
-        save_questions(ws, [q])
-        runs = RunStore(ws)
-        rid = runs.start({"question_id": "F4", "condition": "no_rag", "model": "local"})
-        runs.finish(rid, status="completed", answer=ANSWER, ttft=0.5, duration=20.0)
+    answers = [("no_rag", ANSWER)]
+    cfg, _, (rid,) = f4_workspace(built_store, tmp_path / "workspace.duckdb", JUDGE, answers)
     return cfg, rid
 
 

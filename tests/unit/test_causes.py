@@ -135,6 +135,25 @@ def test_each_cause_rule_on_constructed_runs() -> None:
     )  # fmt: skip
 
 
+def _answered(
+    runs: RunStore,
+    i: int,
+    rid: str,
+    qid: str,
+    cond: str,
+    texts: list[str],
+    model: tuple[str, str],
+    answer: str,
+) -> None:
+    """Run `rid`: `qid` under `cond` with `texts` as its evidence, by `model` (name, model
+    string), started the i-th (a second apart) and completed with `answer`."""
+    runs.start({"id": rid, "question_id": qid, "condition": cond, "model": model[0],
+                "model_string": model[1], "level": "L5", "as_of": date(2024, 11, 1),
+                "evidence": _run(rid, cond, texts)["evidence"],
+                "started_at": datetime(2025, 1, 2, 10, 0, i)})  # fmt: skip
+    runs.finish(rid, status="completed", answer=answer)
+
+
 def _workspace(path: Path) -> None:
     """F1 answered by m under No-RAG (wrong), RAG (wrong, no figures retrieved) and Oracle
     (right); F2 by m under RAG (wrong, figures retrieved, one contradicted) and Oracle
@@ -152,11 +171,7 @@ def _workspace(path: Path) -> None:
             ("d1", "F4", "no_rag", [], "incorrect", None),
         ]
         for i, (rid, qid, cond, texts, label, audit) in enumerate(plan):
-            runs.start({"id": rid, "question_id": qid, "condition": cond, "model": "m",
-                        "model_string": "script/m", "level": "L5", "as_of": date(2024, 11, 1),
-                        "evidence": _run(rid, cond, texts)["evidence"],
-                        "started_at": datetime(2025, 1, 2, 10, 0, i)})  # fmt: skip
-            runs.finish(rid, status="completed", answer="Apple's ROE is 1.2.")
+            _answered(runs, i, rid, qid, cond, texts, ("m", "script/m"), "Apple's ROE is 1.2.")
             scores.save(Score(rid, kind="human", annotator="ana", label=label))
             if audit:
                 detail = {"audit": audit}
@@ -260,11 +275,8 @@ def _judged_workspace(path: Path) -> None:
             ("g5", "F5", "rag", FIGURES, 2, RIGHT_FIGURES),
         ]
         for i, (rid, qid, cond, texts, acc, audit) in enumerate(plan):
-            runs.start({"id": rid, "question_id": qid, "condition": cond, "model": "local",
-                        "model_string": "local/qwen", "level": "L5", "as_of": date(2024, 11, 1),
-                        "evidence": _run(rid, cond, texts)["evidence"],
-                        "started_at": datetime(2025, 1, 2, 10, 0, i)})  # fmt: skip
-            runs.finish(rid, status="completed", answer="ROE 25.1 %, Debt/Equity 0.75, E/P 2.7 %.")
+            answer = "ROE 25.1 %, Debt/Equity 0.75, E/P 2.7 %."
+            _answered(runs, i, rid, qid, cond, texts, ("local", "local/qwen"), answer)
             detail = {"audit": audit}
             scores.save(Score(rid, kind="llm", annotator="judge", accuracy=acc, completeness=4,
                               relevance=4, clarity=4, detail=detail))  # fmt: skip
