@@ -141,8 +141,9 @@ NONE_Q = "Which debt securities are registered to trade on a national securities
         ("Ulta Beauty sells cosmetics in 1,355 stores.", "deferred"),
     ],
 )
-def test_a_none_reference_is_met_by_an_answer_that_says_there_is_none(answer: str,
-                                                                      verdict: str) -> None:  # fmt: skip
+def test_a_none_reference_is_met_by_an_answer_saying_there_is_none(
+    answer: str, verdict: str
+) -> None:
     assert check_match(_q(NONE_Q, "There are none"), answer).verdict == verdict
 
 
