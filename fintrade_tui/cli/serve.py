@@ -2,12 +2,15 @@
 `fintrade-tui tui` process for each browser tab (up to --max-tabs at once; they share the
 workspace like any processes do) and relays it over a WebSocket to xterm.js.
 
-Whoever reaches the port drives the explorer (runs models, writes exports), so it listens on
-loopback unless --allow-remote, and the WebSocket accepts only pages of this server's own origin
-(another site open in the same browser cannot drive it). The page loads nothing from the
-network: textual-serve's template asks Google for its font, ours serves the copy it ships.
-Ctrl+C tells each explorer to quit and waits for it: no process is left behind. The server
-itself (textual-serve, its page template) is the UI layer's: fintrade_tui/ui/web_server.py."""
+Whoever gets in drives the explorer (runs models on the owner's keys, reads the workspace,
+writes exports), so only whoever holds the printed link gets in: a token per start (or
+FINTRADE_SERVE_TOKEN), then a cookie; anything else is refused before an explorer starts. It
+listens on loopback unless --allow-remote, which needs TLS (--certfile/--keyfile) or an explicit
+--insecure the start line warns about; the WebSocket also accepts only pages of this server's
+own origin. The page loads nothing from the network: textual-serve's template asks Google for
+its font, ours serves the copy it ships. Ctrl+C tells each explorer to quit and waits for it:
+no process is left behind. The server itself (textual-serve, its page template, the door) is
+the UI layer's: fintrade_tui/ui/web_server.py and web_access.py."""
 
 from __future__ import annotations
 
@@ -27,19 +30,60 @@ import click
 from fintrade_tui.cli.base import Ctx, friendly, main
 from fintrade_tui.cli.tui import prepare, tui
 from fintrade_tui.errors import UserError
+from fintrade_tui.ui.web_access import Access, server_token, tls_context
 from fintrade_tui.ui.web_server import is_loopback, offline_template, server_class
 
 FREE = "pick a free --port, and a --host address of this machine"
+INSECURE = (
+    "--insecure: the link's token and everything the explorer shows cross the network in clear"
+    " text; anyone on the path can read them and take the session"
+)
 
 
-def base_url(host: str, port: int) -> str:
-    """http://host:port, with an IPv6 address in brackets; a wildcard address (all
+def base_url(host: str, port: int, tls: bool = False) -> str:
+    """http(s)://host:port, with an IPv6 address in brackets; a wildcard address (all
     interfaces) becomes this machine's name, which other machines can resolve."""
     if host in ("0.0.0.0", "::", "[::]", ""):
         host = socket.getfqdn()
     if ":" in host and not host.startswith("["):
         host = f"[{host}]"
-    return f"http://{host}:{port}"
+    return f"{'https' if tls else 'http'}://{host}:{port}"
+
+
+def check_exposure(
+    host: str,
+    port: int,
+    allow_remote: bool,
+    certfile: str | None,
+    keyfile: str | None,
+    insecure: bool,
+) -> None:
+    """Who can reach the server, settled before anything starts: a host other machines reach
+    needs --allow-remote, and --allow-remote needs TLS or an explicit --insecure."""
+    tunnel = (
+        f"ssh -L {port}:127.0.0.1:{port} <this host>, then open the link serve prints with"
+        f" http://127.0.0.1:{port}"
+    )
+    if not allow_remote and not is_loopback(host):
+        raise UserError(
+            f"--host {host}",
+            "gives full control of the explorer (its models, files and exports) to anyone who"
+            " can reach the port and get its link",
+            f"keep the loopback default and tunnel from your machine: {tunnel}; or add"
+            " --allow-remote with --certfile and --keyfile (TLS)",
+        )
+    if keyfile and not certfile:
+        raise UserError("--keyfile", "needs --certfile (the certificate it is the key of)")
+    if certfile and insecure:
+        raise UserError("--insecure", "contradicts --certfile", "drop one of them")
+    if allow_remote and not certfile and not insecure:
+        raise UserError(
+            "--allow-remote",
+            "would send the link's token and everything the explorer shows over the network"
+            " in clear text",
+            "add --certfile CERT.pem --keyfile KEY.pem to serve TLS, or --insecure on a"
+            f" network you trust; or keep the loopback default and tunnel: {tunnel}",
+        )
 
 
 def app_command(root_params: dict[str, Any], screen: str, model: str | None) -> str:
@@ -106,8 +150,19 @@ def _screens() -> list[str]:
 @click.option(
     "--allow-remote",
     is_flag=True,
-    help="listen on an address other machines can reach: anyone who reaches the port controls"
-    " the explorer (prefer an SSH tunnel to the loopback default)",
+    help="listen on an address other machines can reach (needs --certfile/--keyfile or"
+    " --insecure); prefer an SSH tunnel to the loopback default",
+)
+@click.option(
+    "--certfile",
+    metavar="PEM",
+    help="serve TLS (https) with this certificate (chain); required by --allow-remote",
+)
+@click.option("--keyfile", metavar="PEM", help="the certificate's private key, unencrypted")
+@click.option(
+    "--insecure",
+    is_flag=True,
+    help="let --allow-remote serve plain http: the token crosses the network in clear text",
 )
 @click.option(
     "--public-url",
@@ -129,25 +184,25 @@ def serve(
     host: str,
     port: int,
     allow_remote: bool,
+    certfile: str | None,
+    keyfile: str | None,
+    insecure: bool,
     public_url: str | None,
     screen: str,
     model: str | None,
     max_tabs: int,
 ) -> None:
-    """Serve the explorer to a web browser, an explorer per tab (Ctrl+C stops)."""
-    if not allow_remote and not is_loopback(host):
-        raise UserError(
-            f"--host {host}",
-            "gives full control of the explorer (its models, files and exports) to anyone who"
-            " can reach the port",
-            f"keep the loopback default and tunnel from your machine: ssh -L {port}:127.0.0.1:"
-            f"{port} <this host>, then open http://127.0.0.1:{port}; or add --allow-remote on"
-            " a network you trust",
-        )
+    """Serve the explorer to a web browser, an explorer per tab (Ctrl+C stops); only whoever
+    holds the printed link gets in."""
+    check_exposure(host, port, allow_remote, certfile, keyfile, insecure)
+    token = server_token()  # FINTRADE_SERVE_TOKEN checked before anything starts
+    tls = tls_context(certfile, keyfile) if certfile else None
     check_bindable(host.strip("[]"), port)
     prepare(obj.cfg)  # every tab would stumble on a bad config or a missing store: once, here
     command = app_command(click.get_current_context().find_root().params, screen, model)
-    url = (public_url or base_url(host, port)).rstrip("/")
+    url = (public_url or base_url(host, port, tls is not None)).rstrip("/")
+    access = Access(token, port=port, secure=url.startswith("https:"))
+    remote_clear = insecure and not is_loopback(host)
     with tempfile.TemporaryDirectory(prefix="fintrade-serve-") as folder:
         server = server_class()(
             command,
@@ -157,6 +212,9 @@ def serve(
             public_url=url,
             templates_path=offline_template(Path(folder)),
             max_tabs=max_tabs,
+            access=access,
+            ssl_context=tls,
+            warnings=(INSECURE,) if remote_clear else (),
         )
         try:
             server.serve()
