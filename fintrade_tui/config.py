@@ -110,6 +110,13 @@ class ModelConfig(_Strict):
     # the last day its training data may cover (models/cutoffs.py); None = the published
     # cutoff of a well-known model string, else unknown
     knowledge_cutoff: date | None = None
+    # USD per token, for a self-served model or one litellm's price map lacks (set, they win
+    # over the map): what a run's reported usage costs and what `run --plan` estimates
+    input_cost_per_token: float | None = Field(None, ge=0)
+    output_cost_per_token: float | None = Field(None, ge=0)
+    # USD a batch may spend on this model (its recorded cost in the batch): `run` stops sending
+    # its runs there, as `--max-cost` does for the whole batch
+    max_cost: float | None = Field(None, gt=0)
 
     @model_validator(mode="after")
     def _unique_deployments(self) -> ModelConfig:

@@ -6,7 +6,8 @@ the judging protocols), `a` the agreement for inter-annotator agreement (κ, α)
 annotators' disagreements for adjudication. Enter replays a
 case in the Arena (read-only, beside the question's other answers); `x` writes its case study
 as HTML (with the explorer's own screenshots) and Markdown; `w` writes the filtered view as an
-HTML report (matrix, cases, their answers) and its runs and matrix as JSONL and CSV.
+HTML report (matrix, cases, their answers) and its runs and matrix as JSONL and CSV. `$` swaps
+the matrix for what the runs cost per model × condition and per right answer.
 
 Every query runs in a worker thread on a workspace cursor; the bootstrap behind the accuracy
 table runs there too (with fewer resamples than the CLI), behind a loading state."""
@@ -30,6 +31,7 @@ from fintrade_tui.safe_text import plain
 from fintrade_tui.stats.lanes import workspace_lanes
 from fintrade_tui.ui.frames import FramePaced
 from fintrade_tui.ui.lanes_view import LanesPane
+from fintrade_tui.ui.results_cost import COST_CSS, CostView
 from fintrade_tui.ui.results_rescore import RESCORE_CSS, RescoreView
 from fintrade_tui.ui.results_text import (
     AGREEMENT_COLUMNS,
@@ -64,7 +66,7 @@ KEYS = {
 }
 
 
-class ResultsScreen(FramePaced, RescoreView, Screen):
+class ResultsScreen(FramePaced, RescoreView, CostView, Screen):
     """Accuracy matrix, human–judge agreement and the failure-case browser."""
 
     TITLE = "Results"
@@ -92,6 +94,7 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
     ResultsScreen .inter #agreement { display: none; }
     """
         + RESCORE_CSS
+        + COST_CSS
     )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.back", "Back", id="results.back"),  # first: a long footer is cut
@@ -114,6 +117,7 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
         Binding("m", "rescore", "Re-score", id="results.rescore"),
         Binding("y", "cycle_cause", "Cause", id="results.cause"),
         Binding("z", "toggle_disputed", "Disputed", id="results.disputed"),
+        Binding("dollar_sign", "toggle_cost", "Cost", id="results.cost"),
     ]
 
     def __init__(self) -> None:
@@ -133,6 +137,8 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
 
     def _title(self) -> str:
         which = f"{self.source} questions" if self.source else "all questions"
+        if self.show_cost:
+            return self.cost_title(which)
         if self.show_lanes:
             return f"Lanes ({KIND_NAMES[self.kind]} scores): Δ vs No-RAG · {which} (g, l)"
         return (
@@ -159,6 +165,7 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
                 yield acc
                 yield Static("", id="accuracy-note")
                 yield LanesPane(id="lanes-pane")
+                yield self.cost_grid()
             with Vertical(id="agr-pane"):
                 yield Static("Human–judge agreement (a)", id="agreement-title", classes="title")
                 agr: DataTable = DataTable(id="agreement", cursor_type="none")
@@ -487,6 +494,7 @@ class ResultsScreen(FramePaced, RescoreView, Screen):
     def reload_accuracy(self) -> None:
         self.query_one("#accuracy", DataTable).loading = True
         self.load_accuracy(self.kind, self.source, self.without_disputed)
+        self.load_cost(self.source, self.without_disputed)
 
     def on_workspace_changed(self, event: Any) -> None:
         """Runs or scores another process wrote: the matrix is read again first, the agreement

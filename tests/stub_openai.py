@@ -1,13 +1,19 @@
 """A small OpenAI-compatible HTTP server on loopback for the faults a real server will not
 produce on demand: each request to /v1/chat/completions takes the next scripted reply (a 429
 with Retry-After, a 500, a streamed answer, an event stream broken mid-answer, a stream that
-stalls until the test ends). What each request carried is recorded for the asserts."""
+stalls until the test ends). What each request carried is recorded for the asserts.
+
+Every answer reports its `usage`, as OpenAI's server does (the streamed one in a last chunk,
+when the client asks with `stream_options.include_usage`): by default 10 prompt tokens and a
+completion token per word; given `tokens` (text -> count, e.g. a tiktoken encoding's), the
+counts OpenAI's chat format gives — each message's content plus 3, plus 3 for the reply's
+priming — and the answer's own count."""
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -22,14 +28,34 @@ def _chunk(delta: dict[str, Any], finish: str | None = None, **more: Any) -> byt
 class Stub:
     """The script (`replies`, taken in order; the last one repeats) and the requests seen."""
 
-    def __init__(self, replies: list[dict[str, Any]]) -> None:
+    def __init__(
+        self, replies: list[dict[str, Any]], tokens: Callable[[str], int] | None = None
+    ) -> None:
         self.replies = list(replies)
+        self.tokens = tokens
+        self.usages: list[dict[str, int]] = []  # each answer's reported usage, in order
         self.requests: list[dict[str, Any]] = []
         self.release = threading.Event()  # ends stalled streams
         self.base = ""
 
     def next_reply(self) -> dict[str, Any]:
         return self.replies.pop(0) if len(self.replies) > 1 else self.replies[0]
+
+    def usage(self, body: dict[str, Any], text: str) -> dict[str, int]:
+        """The usage this server reports for a request and its answer (kept in `usages`)."""
+        if self.tokens is None:
+            prompt, completion = 10, len(text.split(" "))
+        else:
+            contents = [str(m.get("content") or "") for m in body.get("messages", [])]
+            prompt = sum(self.tokens(c) + 3 for c in contents) + 3
+            completion = self.tokens(text)
+        usage = {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
+        self.usages.append(usage)
+        return usage
 
 
 def _handler(stub: Stub) -> type[BaseHTTPRequestHandler]:
@@ -63,7 +89,7 @@ def _handler(stub: Stub) -> type[BaseHTTPRequestHandler]:
                         "created": 0,
                         "model": "stub",
                         "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-                        "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
+                        "usage": stub.usage(body, text),
                     }
                 ).encode()
                 self.send_response(200)
@@ -87,7 +113,7 @@ def _handler(stub: Stub) -> type[BaseHTTPRequestHandler]:
                     stub.release.wait(60)
                     return
             self.wfile.write(_chunk({}, "stop"))
-            usage = {"prompt_tokens": 10, "completion_tokens": len(words), "total_tokens": 0}
+            usage = stub.usage(body, text)
             self.wfile.write(
                 b"data: " + json.dumps({"id": "stub-1", "choices": [], "usage": usage}).encode()
             )
@@ -97,9 +123,11 @@ def _handler(stub: Stub) -> type[BaseHTTPRequestHandler]:
 
 
 @contextmanager
-def serving(replies: list[dict[str, Any]]) -> Iterator[Stub]:
+def serving(
+    replies: list[dict[str, Any]], tokens: Callable[[str], int] | None = None
+) -> Iterator[Stub]:
     """The stub on 127.0.0.1 (a free port) while the block runs; `stub.base` is its /v1."""
-    stub = Stub(replies)
+    stub = Stub(replies, tokens)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(stub))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -67,6 +67,7 @@ def report(
     accuracy and (--annotators) inter-annotator agreement."""
     from fintrade_tui.judging.session import agreement_pairs, llm_judges, panel_rows, score_rows
     from fintrade_tui.reports.accuracy import report_table
+    from fintrade_tui.reports.cost import cost_rows
     from fintrade_tui.stats import lanes as ln
     from fintrade_tui.stats.agreement import agreement_table
     from fintrade_tui.stats.annotators import annotator_agreement, annotator_rows, human_scores
@@ -92,6 +93,7 @@ def report(
         judges = llm_judges(ws) if scores == "llm" else []
         by_kind = {k: ln.run_scores(ws, k, source) for k in ("llm", "human")}
         inter = annotator_agreement(human_scores(ws)) if annotators else None
+        spend = cost_rows(ws, source, left_out)
     seen = {r["condition"] for r in [*rows, *by_kind["llm"], *by_kind["human"]]}
     if seen and baseline not in seen:
         from fintrade_tui.errors import UserError
@@ -124,6 +126,7 @@ def report(
                 "judges": judges,
                 "lanes": lanes,
                 "disputed": {"questions": len(disputed), "left_out": len(left_out)},
+                "cost": spend,
                 **({"annotators": inter} if inter is not None else {}),
             }
         )
@@ -132,7 +135,7 @@ def report(
         how = "judge --rescore" if scores == "match" else "judge`, `score` or `runs import"
         console.print(f"no {scores} scores yet: run `fintrade-tui {how}`")
     if markdown:
-        click.echo(_markdown(table, agree, panel, scores, lanes, inter))
+        click.echo(_markdown(table, agree, panel, scores, lanes, inter, spend))
         click.echo("".join(f"\n{_judge_line(j)}" for j in judges))
         return
     for j in judges:
@@ -150,6 +153,13 @@ def report(
         print_table(annotator_rows(inter), "inter-annotator agreement")
     if panel:
         print_table(panel, "SECQUE panel accuracy")
+    if spend:
+        from fintrade_tui.reports.cost import shown
+
+        print_table([shown(r) for r in spend], COST_TITLE)
+
+
+COST_TITLE = "cost per model × condition (recorded usage priced; right: by the reports' rule)"
 
 
 def _judge_line(j: dict) -> str:
@@ -177,6 +187,7 @@ def _markdown(
     scores: str,
     lanes: dict[str, list[dict]] | None = None,
     inter: dict | None = None,
+    spend: list[dict] | None = None,
 ) -> str:
     from fintrade_tui.stats import lanes as ln
     from fintrade_tui.stats.annotators import annotator_rows
@@ -208,6 +219,15 @@ def _markdown(
             strict = "—" if p["strict"] is None else f"{100 * p['strict']:.1f}%"
             norm = "—" if p["normalized"] is None else f"{100 * p['normalized']:.1f}%"
             parts.append(f"| {p['model']} | {p['condition']} | {p['n']} | {strict} | {norm} |")
+    if spend:
+        from fintrade_tui.reports.cost import shown
+
+        parts += [
+            "",
+            f"## {COST_TITLE[0].upper()}{COST_TITLE[1:]}",
+            "",
+            *grid(list(map(shown, spend))),
+        ]
     return "\n".join(parts)
 
 

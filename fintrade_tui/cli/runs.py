@@ -38,16 +38,28 @@ def _say(quiet: bool):
 
 # `ask` and `run` exit with this when runs ended in error or time-out (2: bad input)
 RUNS_FAILED = 3
+# `run` exits with this when its budget stopped it: runs were left unsent (--max-cost, max_cost)
+BUDGET_STOPPED = 4
 
 
-def exit_on_failed_runs(statuses: Counter, reasons: Counter) -> None:
+def exit_on_failed_runs(statuses: Counter, reasons: Counter, budget: str | None = None) -> None:
     """One line on stderr and exit code RUNS_FAILED when any run did not complete: how many,
-    by status, and the most common error. The table or JSON before it is printed as always."""
+    by status, and the most common error. The table or JSON before it is printed as always.
+    `budget`: the line of a batch its budget stopped, printed last; the exit code is then
+    BUDGET_STOPPED (running again sends nothing until the budget is raised)."""
     from fintrade_tui.ui.faults import tidy  # no Textual: litellm's wrapping taken off
 
     failed = sum(n for status, n in statuses.items() if status != "completed")
-    if not failed:
-        return
+    if failed:
+        _failed_line(statuses, reasons, failed, tidy)
+    if budget:
+        click.echo(budget, err=True)
+        sys.exit(BUDGET_STOPPED)
+    if failed:
+        sys.exit(RUNS_FAILED)
+
+
+def _failed_line(statuses: Counter, reasons: Counter, failed: int, tidy: Any) -> None:
     by = ", ".join(
         f"{status} {n}" for status, n in sorted(statuses.items()) if status != "completed"
     )
@@ -56,7 +68,6 @@ def exit_on_failed_runs(statuses: Counter, reasons: Counter) -> None:
         reason, n = reasons.most_common(1)[0]
         line += f"; most often ({n}x): {printable(tidy(reason))[:160]}"
     click.echo(line, err=True)
-    sys.exit(RUNS_FAILED)
 
 
 @contextmanager
@@ -143,6 +154,19 @@ def _select_questions(ws, pattern: str, category: str | None, limit: int | None)
 )
 @click.option("--ray-address", help="join this Ray cluster ('auto': the one `ray start` made)")
 @click.option("--shards", type=click.IntRange(1, 100_000), help="ray: spec shards (default n/8)")
+@click.option(
+    "--plan",
+    "plan_only",
+    is_flag=True,
+    help="print the runs, tokens, cost and time the batch would take; send nothing",
+)
+@click.option(
+    "--max-cost",
+    type=click.FloatRange(0, min_open=True),
+    metavar="USD",
+    help="stop sending once the batch's recorded cost plus what is in flight would pass this"
+    f" (exit code {BUDGET_STOPPED}; the same command with a larger budget resumes)",
+)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
 @friendly
@@ -159,9 +183,13 @@ def run_batch(
     engine,
     ray_address,
     shards,
+    plan_only,
+    max_cost,
     as_json,
 ):
-    """Run a benchmark headless: questions × models × conditions, resumable."""
+    """Run a benchmark headless: questions × models × conditions, resumable; --plan shows what
+    it would take first, --max-cost holds it to a budget."""
+    from fintrade_tui.cli import run_plan
     from fintrade_tui.models.resolve import resolve_all
     from fintrade_tui.runs.runner import Runner, RunSpec
     from fintrade_tui.workspace.run_records import RunStore
@@ -170,6 +198,11 @@ def run_batch(
     conds = parse_conditions(conditions, cfg.runs.conditions)
     names = [m.strip() for m in (models or cfg.runs.default_model).split(",") if m.strip()]
     resolved = resolve_all(cfg, names)  # each model once, checked before any work
+    capped = max_cost is not None or any(m.spec.max_cost for m in resolved.values())
+    if engine == "ray" and capped and not plan_only:
+        raise UserError(
+            "--engine ray", "does not hold a batch to a budget", "use --engine local for it"
+        )
     with ready_workspace(obj, as_json) as ws:
         qs = _select_questions(ws, pattern, category, limit)
         if "rag" in conds:
@@ -180,25 +213,41 @@ def run_batch(
             for n in names
             for c in conds
         ]
+        budget = None
+        if plan_only or capped:
+            plan = run_plan.make_plan(obj, ws, specs, resolved, concurrency)
+            if plan_only:
+                run_plan.show_plan(plan, as_json)
+                return
+            budget = run_plan.make_budget(obj, ws, plan, names, max_cost, resolved)
         reasons: Counter = Counter()  # the errors of runs that did not complete
         if engine == "ray":  # its workers' rows land from Parquet shards, in bulk already
             data = _run_on_ray(
                 Runner(cfg, RunStore(ws), models=resolved), specs, ray_address, shards, as_json
             )
         else:  # records grouped: the workspace stays free for the explorer between groups
-            data = _run_here(ws, cfg, specs, batch, concurrency, as_json, resolved, reasons)
+            data = _run_here(ws, cfg, specs, batch, concurrency, as_json, resolved, reasons, budget)
     if as_json:
         click.echo(json.dumps(data))
     else:
-        print_table([{"": k, "value": v} for k, v in data.items()], "batch")
+        print_table(run_plan.summary_rows(data), "batch")
     statuses = Counter(
         {k.removeprefix("status_"): v for k, v in data.items() if k[:7] == "status_"}
     )
-    exit_on_failed_runs(statuses, reasons)
+    stopped = budget is not None and budget.stopped_any
+    exit_on_failed_runs(statuses, reasons, budget.line(batch) if stopped else None)
 
 
 def _run_here(
-    ws, cfg, specs, batch: str, concurrency: int | None, as_json: bool, models, reasons: Counter
+    ws,
+    cfg,
+    specs,
+    batch: str,
+    concurrency: int | None,
+    as_json: bool,
+    models,
+    reasons: Counter,
+    budget=None,
 ) -> dict:
     """The batch on the local engine, its records grouped (`BufferedRunStore`), a progress bar
     (or a JSON line per finished run) that counts a run once its record is stored."""
@@ -214,7 +263,7 @@ def _run_here(
         tick(1)
         if as_json:  # one JSON line per finished run, then the summary
             line = {"question": spec.question.id, "condition": spec.condition}
-            line |= {"model": spec.model, "status": end.get("status")}
+            line |= {"model": spec.model, "status": end.get("status"), "cost": end.get("cost")}
             click.echo(json.dumps(line), nl=True)
 
     def on_event(ev) -> None:
@@ -246,6 +295,8 @@ def _run_here(
                 concurrency or cfg.runs.concurrency,
                 cfg.runs.per_model,
                 on_event=on_event,
+                budget=budget,
+                on_held=lambda spec: tick(1),
             )
         )
     return summary.to_dict()

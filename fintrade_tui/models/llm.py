@@ -30,10 +30,13 @@ class Call:
 
     kwargs: dict[str, Any]
     pool: Pool | None = None
-    local: bool = False  # an offline model: no price, no key
+    local: bool = False  # an offline model: no price (unless its entry sets one), no key
+    # the entry's own prices (litellm's `custom_cost_per_token`; models/pricing.py), else None:
+    # litellm's price map
+    price: dict[str, float] | None = None
 
     def updated(self, **kwargs: Any) -> Call:
-        return Call(self.kwargs | kwargs, self.pool, self.local)
+        return Call(self.kwargs | kwargs, self.pool, self.local, self.price)
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -185,8 +188,10 @@ async def stream_chat(
                 stream_options={"include_usage": True},
                 **_no_client_retries(kwargs, extra),
             )
+            reported: tuple[int | None, int | None] = (None, None)
             async for chunk in response:
-                _take_usage(chunk, usage)
+                if (got := _reported(chunk))[0] is not None:
+                    reported = got
                 if not chunk.choices:
                     continue
                 text = chunk.choices[0].delta.content
@@ -198,7 +203,7 @@ async def stream_chat(
                         yield text
             if tail := shown.flush():
                 yield tail
-            _cost(lm, call, usage)
+            _cost(call, usage, *reported)
             return
         except asyncio.CancelledError:
             raise
@@ -218,46 +223,74 @@ async def complete(
     messages: list[dict[str, Any]],
     retries: int = 3,
     backoff: float = 1.0,
+    usage: Usage | None = None,
     **extra: Any,
 ) -> Any:
-    """One whole (non-streamed) completion with the same retry policy: tool rounds, judges."""
+    """One whole (non-streamed) completion with the same retry policy: tool rounds, judges.
+    With `usage`, the reply's reported tokens and their cost are added to it (a run's tool
+    rounds and best-of choice count in its record)."""
     lm = litellm()
     attempt = 0
     while True:
-        usage = Usage()
+        tried = Usage()
         try:
-            kwargs = await _routed(call, usage, messages)
+            kwargs = await _routed(call, tried, messages)
             reply = await lm.acompletion(messages=messages, **_no_client_retries(kwargs, extra))
+            if usage is not None:
+                _cost(call, usage, *_reported(reply))
             return redact.response(reply)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            _failed(call, usage, exc)
+            _failed(call, tried, exc)
             if attempt >= retries or not _worth_retrying(exc):
                 raise
             attempt += 1
             await _wait_to_retry(exc, attempt, backoff)
 
 
-def _take_usage(chunk: Any, usage: Usage) -> None:
-    u = getattr(chunk, "usage", None)
+def _reported(reply: Any) -> tuple[int | None, int | None]:
+    """(prompt, completion) tokens a chunk or reply reports, (None, None) without usage."""
+    u = getattr(reply, "usage", None)
     if u and getattr(u, "completion_tokens", None):
-        usage.tokens_in = u.prompt_tokens
-        usage.tokens_out = u.completion_tokens
+        return u.prompt_tokens, u.completion_tokens
+    return None, None
 
 
-def _cost(lm: Any, call: Call, usage: Usage) -> None:
-    if usage.tokens_in is None or call.local:
-        return
+def call_cost(
+    model: str, tokens_in: int, tokens_out: int, custom: dict[str, float] | None = None
+) -> float | None:
+    """USD of one call's reported usage: litellm's `cost_per_token` (its price map), or the
+    entry's own prices (`custom`); None for a model litellm has no price for."""
     try:
-        a, b = lm.cost_per_token(
-            model=call.kwargs["model"],
-            prompt_tokens=usage.tokens_in,
-            completion_tokens=usage.tokens_out or 0,
+        a, b = litellm().cost_per_token(
+            model=model,
+            prompt_tokens=tokens_in,
+            completion_tokens=tokens_out,
+            custom_cost_per_token=custom,
         )
-        usage.cost = a + b
-    except Exception:  # a model litellm has no price for
+    except Exception:  # not in the price map, and no price of its own
+        return None
+    return a + b
+
+
+def _cost(call: Call, usage: Usage, tokens_in: int | None, tokens_out: int | None) -> None:
+    """Add one call's reported usage, and its cost, to what `usage` holds: a run that makes
+    several calls (tool rounds, best-of-N candidates and the choice) records their sum. The
+    cost is the provider's token counts priced, never an estimate; None once any priced call
+    could not be priced."""
+    if tokens_in is None:
+        return
+    first = usage.tokens_in is None
+    usage.tokens_in = (usage.tokens_in or 0) + tokens_in
+    usage.tokens_out = (usage.tokens_out or 0) + (tokens_out or 0)
+    if call.local and call.price is None:
+        return
+    cost = call_cost(call.kwargs["model"], tokens_in, tokens_out or 0, call.price)
+    if cost is None or (usage.cost is None and not first):
         usage.cost = None
+    else:
+        usage.cost = (usage.cost or 0.0) + cost
 
 
 def error_text(exc: BaseException, call: Call | None = None) -> str:

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from fintrade_tui.models.deployments import Pool
 LOCAL = "local/"  # the litellm provider prefix of the offline llama.cpp models
 RESOLUTIONS: Counter[str] = Counter()
+# entry keys about money, not the model: left out of a run's params (and so of its batch key)
+NOT_PARAMS = ("input_cost_per_token", "output_cost_per_token", "max_cost")
 
 
 @dataclass(eq=False)
@@ -80,7 +82,9 @@ class Model:
             from fintrade_tui.models import local
 
             local.register(self.local_name, s.gguf, s.context_tokens, self.model_dir)
-        return Call(kw | s.extra, self.pool, self.local)
+        from fintrade_tui.models.pricing import custom_price
+
+        return Call(kw | s.extra, self.pool, self.local, custom_price(s))
 
     @property
     def local_name(self) -> str:
@@ -92,7 +96,8 @@ class Model:
         """What a run record keeps of its model parameters: everything but secrets."""
         # endpoints and their limits are not model settings: adding a deployment keeps batch keys;
         # nor is the JSON shape a judge's reply is held to (answers never use it)
-        skip = {"api_key_env", "deployments", "cooldown", "structured"}
+        # nor are prices and budgets (a price change must not redo a batch's runs)
+        skip = {"api_key_env", "deployments", "cooldown", "structured", *NOT_PARAMS}
         d = self.spec.model_dump(mode="json", exclude=skip)
         d["extra"] = {k: v for k, v in d["extra"].items() if "key" not in k.lower()}
         if self.local:

@@ -9,9 +9,12 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui.runs.runner import RunEvent, Runner, RunSpec, drain
+
+if TYPE_CHECKING:
+    from fintrade_tui.runs.budget import Budget
 
 
 @dataclass
@@ -22,7 +25,10 @@ class BatchSummary:
     interrupted: int = 0  # attempts of killed processes found at start
     status: Counter = field(default_factory=Counter)
     seconds: float = 0.0
+    tokens_in: int = 0
     tokens_out: int = 0
+    cost: float = 0.0  # recorded (the providers' reported usage priced) by this invocation
+    budget: Budget | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -32,8 +38,11 @@ class BatchSummary:
             "interrupted_found": self.interrupted,
             "ran": sum(self.status.values()),
             **{f"status_{k}": v for k, v in sorted(self.status.items())},
+            "tokens_in": self.tokens_in,
             "tokens_out": self.tokens_out,
+            "cost": round(self.cost, 6),
             "seconds": round(self.seconds, 1),
+            **(self.budget.to_dict() if self.budget is not None else {}),
         }
 
 
@@ -60,10 +69,15 @@ async def run_batch(
     per_model: int,
     on_event: Callable[[RunEvent], None] | None = None,
     on_done: Callable[[RunSpec, dict], None] | None = None,
+    budget: Budget | None = None,
+    on_held: Callable[[RunSpec], None] | None = None,
 ) -> BatchSummary:
-    """Run what is left of `specs`; one failing run never stops the others."""
+    """Run what is left of `specs`; one failing run never stops the others. With a `budget`,
+    each run passes its gate just before it is sent (runs/budget.py); a run it holds back is
+    not recorded (`on_held` is told), so the same command sends it later."""
     t0 = time.monotonic()
     summary = BatchSummary(batch=specs[0].batch if specs else "", planned=len(specs))
+    summary.budget = budget if budget is not None and budget.active else None
     summary.interrupted = runner.runs.mark_interrupted()
     todo, summary.skipped = plan(runner, specs)
     everyone = asyncio.Semaphore(concurrency)
@@ -71,9 +85,20 @@ async def run_batch(
 
     async def one(spec: RunSpec) -> None:
         async with everyone, per[spec.model]:
-            end = await drain(runner.stream(spec), on_event or (lambda ev: None))
+            if summary.budget is not None and not summary.budget.admit(spec):
+                if on_held:
+                    on_held(spec)
+                return
+            end: dict[str, Any] = {}
+            try:
+                end = await drain(runner.stream(spec), on_event or (lambda ev: None))
+            finally:
+                if summary.budget is not None:  # a cancelled run counts at its estimate
+                    summary.budget.settle(spec, end.get("cost"))
         summary.status[end.get("status", "error")] += 1
+        summary.tokens_in += end.get("tokens_in") or 0
         summary.tokens_out += end.get("tokens_out") or 0
+        summary.cost += end.get("cost") or 0.0
         if on_done:
             on_done(spec, end)
 

@@ -250,7 +250,9 @@ def run_ray(
     summary.seconds = time.monotonic() - t0
     extra |= {"shards_loaded": loaded[0], "rows_loaded": loaded[1]}
     extra["duplicates_skipped"] = loaded[2] + earlier[2]
-    return summary.to_dict() | extra
+    # the workers' tokens in and cost are not gathered here: no figure rather than a 0
+    counted = {k: v for k, v in summary.to_dict().items() if k not in ("tokens_in", "cost")}
+    return counted | extra
 
 
 def _execute(

@@ -183,12 +183,12 @@ class Runner:
             async with asyncio.timeout(m.spec.timeout):
                 messages = prep.messages
                 if prep.native_tools:
-                    messages = await self._tool_rounds(spec, call, messages, prep.evidence)
+                    messages = await self._tool_rounds(spec, call, messages, prep.evidence, usage)
                     for tool_call in prep.evidence.tool_calls:
                         yield RunEvent("tool", run_id, spec, data=tool_call)
                 if spec.best_of > 1:
                     candidates = await self._candidates(spec, call, messages, usage)
-                    chosen = await self._select(spec, call, candidates)
+                    chosen = await self._select(spec, call, candidates, usage)
                     usage.ttft = usage.ttft or (time.monotonic() - usage.started)
                     answer.append(candidates[chosen])
                     yield RunEvent("token", run_id, spec, text=candidates[chosen])
@@ -233,7 +233,12 @@ class Runner:
         yield RunEvent("ended", run_id, spec, data=end)
 
     async def _tool_rounds(
-        self, spec: RunSpec, call: llm.Call, messages: list[dict], evidence: Evidence
+        self,
+        spec: RunSpec,
+        call: llm.Call,
+        messages: list[dict],
+        evidence: Evidence,
+        usage: llm.Usage | None = None,
     ) -> list[dict]:
         """Native function calling: let the model call tools for a few rounds, then answer."""
         from fintrade_tui.runs.tools import TOOL_SPECS
@@ -248,6 +253,7 @@ class Runner:
                 msgs,
                 self.cfg.runs.retries,
                 self.cfg.runs.backoff,
+                usage=usage,
                 tools=TOOL_SPECS,
                 tool_choice="auto",
             )
@@ -280,7 +286,9 @@ class Runner:
             out.append(_valid_text("".join(parts)))
         return out
 
-    async def _select(self, spec: RunSpec, call: llm.Call, candidates: list[str]) -> int:
+    async def _select(
+        self, spec: RunSpec, call: llm.Call, candidates: list[str], usage: llm.Usage | None = None
+    ) -> int:
         from fintrade_tui.runs.prompts import parse_selection, selection_prompt
 
         resp = await llm.complete(
@@ -288,6 +296,7 @@ class Runner:
             selection_prompt(spec.question, candidates),
             self.cfg.runs.retries,
             self.cfg.runs.backoff,
+            usage,
         )
         return parse_selection(resp.choices[0].message.content or "", len(candidates))
 

@@ -151,6 +151,35 @@ class RunStore(LockedTable):
         )
         return {k for (k,) in found}
 
+    def measured(self, models: list[str]) -> dict[tuple[str, str | None], dict[str, Any]]:
+        """What this workspace measured of these models' own completed runs (imported ones
+        left out): per (model, condition), and per (model, None) over every condition — runs,
+        mean tokens out and mean duration (s)."""
+        rows = self.fetch(
+            """SELECT model, condition, count(*), avg(tokens_out), avg(duration)
+               FROM runs WHERE status = ? AND coalesce(origin, 'local') = 'local'
+                 AND list_contains(?, model) AND tokens_out IS NOT NULL
+               GROUP BY GROUPING SETS ((model, condition), (model))""",
+            [COMPLETED, models],
+        )
+        keys = ("runs", "tokens_out", "duration")
+        return {(m, c): dict(zip(keys, rest, strict=True)) for m, c, *rest in rows}
+
+    def spend(self) -> list[dict[str, Any]]:
+        """Every run's spending and its place in the tables: id, model, condition, question,
+        status, tokens in and out, cost (None where no price was known or no usage came)."""
+        keys = ("id", "model", "condition", "question_id", "status", "tokens_in", "tokens_out")
+        rows = self.fetch(f"SELECT {', '.join(keys)}, cost FROM runs ORDER BY id", [])
+        return [dict(zip((*keys, "cost"), r, strict=True)) for r in rows]
+
+    def batch_cost(self, batch: str) -> dict[str, float]:
+        """The cost recorded so far in a batch (every invocation under its label), by model."""
+        rows = self.fetch(
+            "SELECT model, sum(cost) FROM runs WHERE batch = ? AND cost IS NOT NULL GROUP BY model",
+            [batch],
+        )
+        return {m: float(c) for m, c in rows}
+
     def load_shards(self, files: list[str]) -> tuple[int, int]:
         """Land finished runs from Parquet shards (a Ray batch) in one transaction, keyed by
         run key: a key already completed is left as it is, a key seen twice lands once (its
