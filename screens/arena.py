@@ -83,6 +83,7 @@ class ArenaScreen(
         ),
         Binding("p", "prefer", "Prefer", show=False, id="arena.prefer"),
         Binding("o", "pick", "Question", id="arena.question"),
+        Binding("V", "variant", "Ask of another", show=False, id="arena.variant"),
         Binding("left", "move(-1)", "Prev pane", show=False, id="arena.prev"),
         Binding("right", "move(1)", "Next pane", show=False, id="arena.next"),
     ]

@@ -4,7 +4,8 @@ Header: the company and the point-in-time badge ("as of D: filings up to 10-K fi
 ← / → step through the quarters with data (default: the latest); the fundamentals table shows
 the nine Table 6 ratios visible at the quarter's `as_of` with the previous quarter's values and
 each value's source and filing; four charts show price (MA/EMA), volume (OBV), MACD and RSI
-around the quarter, never past `as_of`. `q` opens the questions about this company and quarter.
+around the quarter, never past `as_of`. `q` opens the questions about this company and quarter;
+`o` the form of the analyst's own question about it (as of the quarter's filing day).
 Opened without a quarter, the screen starts on the latest quarter that has questions (a
 question naming the ticker, dated in the calendar quarter of the period end: exactly what `q`
 then lists) and says so in the subtitle; without any, on the latest data. Escape goes back.
@@ -60,6 +61,7 @@ class CompanyScreen(FramePaced, Screen):
         Binding("home", "jump(0)", "First", show=False, id="company.first_quarter"),
         Binding("end", "jump(-1)", "Latest", show=False, id="company.last_quarter"),
         Binding("q", "questions", "Questions", id="company.questions"),
+        Binding("o", "own", "Own question", id="company.own"),
         Binding("escape", "back", "Back", id="company.back"),
     ]
 
@@ -216,6 +218,14 @@ class CompanyScreen(FramePaced, Screen):
             self.app.action_goto("questions", ticker=self.ticker, quarter_end=q["period_end"])
         except Exception as exc:
             self.app.notify_error("Questions", exc)
+
+    def action_own(self) -> None:
+        """The analyst's own question about this company, as of the day this quarter's
+        filing was known."""
+        if self.view is None:
+            return
+        as_of = self.view["quarter"]["as_of"]
+        self.app.action_goto("own_question", tickers=[self.ticker], as_of=as_of)
 
     def action_back(self) -> None:
         self.app.action_back()

@@ -186,6 +186,8 @@ class QuestionsScreen(FramePaced, Screen):
         Binding("a", "arena", "Arena", id="questions.arena"),
         Binding("A", "audit", "Audit item", id="questions.audit"),  # `a` is the Arena's
         Binding("D", "dispute", "Dispute reference", id="questions.dispute"),
+        Binding("o", "own", "Own question", id="questions.own"),
+        Binding("v", "variant", "Ask of another", id="questions.variant"),
         Binding("c", "cycle_category", "Category", id="questions.category"),
         Binding("s", "cycle_status", "Status", id="questions.status"),
         Binding("slash", "focus_ticker", "Ticker", id="questions.ticker"),
@@ -360,6 +362,16 @@ class QuestionsScreen(FramePaced, Screen):
 
     def action_dispute(self) -> None:
         self._open("dispute")
+
+    def action_own(self) -> None:
+        from .own_question import open_own
+
+        open_own(self.app, self.current())
+
+    def action_variant(self) -> None:
+        from .own_question import open_variant
+
+        open_variant(self.app, self.current())
 
     def _cycle(self, select_id: str) -> None:
         select = self.query_one(select_id, Select)

@@ -13,6 +13,7 @@ from fintrade_tui.cli import (  # noqa: F401  (imported to register their comman
     item_audit,
     judging,
     models,
+    own_questions,
     preferences,
     pull,
     quality,

@@ -76,7 +76,7 @@ def _question(q: Any, qid: str, oracle_as_list: bool = False) -> list[str]:
     out = [f"## Question {q.id}", "", *_quote(q.text)]
     out += [
         f"- **Category:** {q.category} · **Source:** {q.source}"
-        + (f" · **Seed:** {q.parent_id}" if q.parent_id else ""),
+        + (f" · **{_seed_word(q)}:** {q.parent_id}" if q.parent_id else ""),
         f"- **As of:** {_num(q.as_of)} (after the close) · **Window:** {window}",
         *_as_of_basis(q),
         f"- **Tickers:** {', '.join(q.tickers) or DASH} · **Scope:** {q.scope or DASH}",
@@ -134,6 +134,11 @@ def _question(q: Any, qid: str, oracle_as_list: bool = False) -> list[str]:
         out += ["### Coverage gaps", "", *[f"- {m}" for m in q.coverage_missing], ""]
     out += ["### Reference answer", "", *_quote(q.reference_answer)]
     return out
+
+
+def _seed_word(q: Any) -> str:
+    """An analyst's variant names the question it was asked from; a scaled one its seed."""
+    return "Variant of" if (getattr(q, "extra", None) or {}).get("variant_of") else "Seed"
 
 
 def _as_of_basis(q: Any) -> list[str]:

@@ -8,14 +8,16 @@ Also the SECQUE panel votes and the pairwise verdicts of the tournament.
 
 Two protocols: `per_condition` (judge.yaml: the answer, the reference and the audit) and
 `common` (judge_common.yaml: the same plus the question's canonical evidence, identical for
-every condition's answer; see common_evidence.py).
+every condition's answer; see common_evidence.py). A question without a reference but with
+Oracle values is judged per condition on the reference-free rubric (judge_reference_free.yaml:
+the values at as-of in place of the reference), named in the score's `detail.rubric`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +36,8 @@ from fintrade_tui.workspace.scores import DIMENSIONS, Score
 
 TEMPLATES = Path(__file__).with_name("templates") / "judge.yaml"
 COMMON_TEMPLATES = TEMPLATES.with_name("judge_common.yaml")
+# a question without a reference: the rubric grounded in its Oracle evidence (rubric below)
+FREE_TEMPLATES = TEMPLATES.with_name("judge_reference_free.yaml")
 _Five = conint(ge=1, le=5, strict=True)
 
 
@@ -82,10 +86,12 @@ def templates() -> dict[str, str]:
     return yaml.safe_load(TEMPLATES.read_text(encoding="utf-8"))
 
 
-def prompt_hash(protocol: str = "per_condition") -> str:
+def prompt_hash(protocol: str = "per_condition", rubric: str = "reference") -> str:
     blob = TEMPLATES.read_bytes()
     if protocol == "common":
         blob += COMMON_TEMPLATES.read_bytes()
+    elif rubric == "reference_free":
+        blob += FREE_TEMPLATES.read_bytes()
     return hashlib.sha256(blob).hexdigest()[:12]
 
 
@@ -152,6 +158,15 @@ class JudgeInput:
     @property
     def protocol(self) -> str:
         return "common" if self.common is not None else "per_condition"
+
+    @property
+    def rubric(self) -> str:
+        """`reference_free` for a question without a reference judged on its own evidence
+        (judge_reference_free.yaml: its Oracle values at as-of ground it), else `reference`."""
+        q = self.question
+        grounded = any(k != "supplied" and v for k, v in (q.oracle or {}).items())
+        free = self.common is None and not q.reference_answer and grounded
+        return "reference_free" if free else "reference"
 
 
 def _reference_budget(cfg: Config, judge: Model) -> int | None:
@@ -244,7 +259,13 @@ def judge_messages(
     """The rubric judge's messages for `j`: under `common` a function of the question, its
     canonical evidence and the answer (with its audit) only."""
     v = _values(j, _reference_budget(cfg, judge_model(cfg, judge)))
-    if j.common is None:
+    if j.common is None and j.rubric == "reference_free":
+        from fintrade_tui.questions.scale import reference_facts
+
+        t = yaml.safe_load(FREE_TEMPLATES.read_text(encoding="utf-8"))
+        values = {k: x for k, x in j.question.oracle.items() if k != "supplied"}
+        v["evidence"] = defang(reference_facts(replace(j.question, oracle=values)), "evidence")
+    elif j.common is None:
         t = templates()
     else:
         t = yaml.safe_load(COMMON_TEMPLATES.read_text(encoding="utf-8"))
@@ -268,7 +289,8 @@ async def judge_run(cfg: Config, j: JudgeInput, judge: str | Model | None = None
     )
     detail: dict[str, Any] = {
         "judge_model": m.string,
-        "prompt_hash": prompt_hash(j.protocol),
+        "prompt_hash": prompt_hash(j.protocol, j.rubric),
+        "rubric": j.rubric,
         "raw_outputs": raws,
         "attempts": len(raws),
         "audit": j.audit,

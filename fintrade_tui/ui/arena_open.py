@@ -175,6 +175,12 @@ class ArenaOpening:
             self.say("loading the question list…")
             self._load_questions()
 
+    def action_variant(self) -> None:
+        """`V`: this question asked of another ticker and/or quarter (the own-question form)."""
+        from fintrade_tui.screens.own_question import open_variant
+
+        open_variant(self.app, self.question)
+
     @work(exclusive=True, group="arena-load", exit_on_error=False)
     async def _load_questions(self) -> None:
         from fintrade_tui.workspace.questions import load_questions

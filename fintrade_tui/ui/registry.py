@@ -14,6 +14,7 @@ SCREENS = {
     "disagreements": ("fintrade_tui.screens.disagreements", "DisagreementsScreen"),
     "audit": ("fintrade_tui.screens.audit", "AuditScreen"),
     "dispute": ("fintrade_tui.screens.dispute", "DisputeScreen"),
+    "own_question": ("fintrade_tui.screens.own_question", "OwnQuestionScreen"),
 }
 
 

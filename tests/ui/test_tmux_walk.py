@@ -1,10 +1,12 @@
 """The explorer walk in a real terminal (slow, ~30-60 s): the installed `fintrade-tui` binary
 in tmux at 160x48, as a new user would go — Universe -> NVDA -> quarters -> Questions (the
 nearest quarter offered) -> Arena (a litellm `mock_response` model) -> score -> Results ->
-export, then Escape all the way back. Each key is sent alone, then the walk waits until the
-screen (`tmux capture-pane -p`) shows what it did; the numbers read off the screen are checked
-against the workspace afterwards. The screen is captured again only once the binary has written
-something since the last capture (or a second has passed): a look is a `stat`, not a tmux client.
+export, then Escape back to the Company, where `o` asks the analyst's own question (the form,
+the Arena on it, `r`), then Escape all the way back. Each key is sent alone, then the walk
+waits until the screen (`tmux capture-pane -p`) shows what it did; the numbers read off the
+screen are checked against the workspace afterwards. The screen is captured again only once
+the binary has written something since the last capture (or a second has passed): a look is a
+`stat`, not a tmux client.
 
 The store is the session's `built_store` (through a symlink in the test's folder, so exports
 land there too); the workspace is new, so the seed questions are imported first."""
@@ -230,6 +232,18 @@ def test_walk_through_the_explorer_in_tmux(walk_config: Path, tmp_path: Path, bu
         assert term.wait(answered) and term.last.count(ANSWER) == 2
         term.press("Escape", rf"Quarter {calendar} .*\b{n_there} of {bank}")
         term.press("Escape", rf"◀ {keys[-1]} · period end {ends[-1]}")
+
+        # -- the analyst's own question about this quarter: the form, the Arena on it, `r`
+        term.press("o", r"Your own question, point in time")
+        term.wait(r"tickers +NVDA")
+        filed = term.wait(r"as-of +(\d{4}-\d\d-\d\d)")[1]
+        term.keys("Is NVIDIA's ROE high?")  # typed into the text field, which has the focus
+        term.wait(r"indicators +ROE\b")  # suggested from the text
+        term.press("C-s", rf"^ OWN-1 · \S+ · as of {filed} · .*NVDA")
+        term.wait(r"│ No-RAG .*│ Oracle ")
+        term.press("r", r"completed · .*completed · ")
+        term.wait(answered)
+        term.press("Escape", rf"◀ {keys[-1]} · period end {ends[-1]}")  # the form is gone
         term.press("Escape", r"of \d+ tickers matching 'NVDA'")
         term.wait(r"^ NVDA +NVIDIA Corporation")
         term.press("C-q", r"EXITED 0")
@@ -242,8 +256,12 @@ def test_walk_through_the_explorer_in_tmux(walk_config: Path, tmp_path: Path, bu
 
     with open_workspace(tmp_path / "workspace.duckdb") as ws:
         bank_now = load_questions(ws)
-    nvda = [q for q in bank_now if "NVDA" in q.tickers and q.as_of]
-    assert len(bank_now) == bank
+    own = [q for q in bank_now if q.source == "own"]
+    assert [(q.id, q.tickers, q.as_of.isoformat(), q.golden) for q in own] == [
+        ("OWN-1", ["NVDA"], filed, ["roe"])
+    ]
+    nvda = [q for q in bank_now if "NVDA" in q.tickers and q.as_of and q.source != "own"]
+    assert len(bank_now) == bank + 1
     assert sum(_quarter(q.as_of) == calendar for q in nvda) == n_there
     assert not any(_quarter(q.as_of) == _quarter(ends[-1]) for q in nvda)
     # ... and it was the latest quarter with questions: none in any later one
