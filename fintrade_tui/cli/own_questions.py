@@ -13,7 +13,7 @@ from rich.markup import escape
 
 from fintrade_tui.cli.base import Ctx, emit_json, friendly, parse_day
 from fintrade_tui.cli.output import console
-from fintrade_tui.cli.questions import _resolver, questions
+from fintrade_tui.cli.questions import questions, resolver
 from fintrade_tui.workspace.questions import Question
 
 
@@ -78,7 +78,7 @@ def add(
         if qid and get_question(ws, qid).parent_id:
             raise UserError(f"--id {qid}", "is a variant", "ask `questions variant` again")
         with obj.connect() as con:
-            r = _resolver(obj, con)
+            r = resolver(obj, con)
             if day is None and names:
                 day = default_as_of(con, names[0], obj.cfg.fundamentals.estimated_lag_days)
             q = own_question(
@@ -112,7 +112,7 @@ def variant(
         seed = get_question(ws, question_id)
         with obj.connect() as con:
             q = variant_of(
-                _resolver(obj, con), seed, next_id(ws), split_list(tickers), day, date.today()
+                resolver(obj, con), seed, next_id(ws), split_list(tickers), day, date.today()
             )
         version = save_version(ws, q)
     _print(q, version, as_json)

@@ -21,7 +21,7 @@ def questions() -> None:
     """The question bank: import benchmark files, resolve, scale, export."""
 
 
-def _resolver(obj: Ctx, con):
+def resolver(obj: Ctx, con):
     from fintrade_tui.questions.resolve import Resolver
 
     return Resolver(con, obj.cfg.questions.reference_date, obj.cfg.fundamentals.estimated_lag_days)
@@ -29,7 +29,7 @@ def _resolver(obj: Ctx, con):
 
 def _resolve_all(obj: Ctx, items: list[Question]) -> list[Question]:
     with obj.connect() as con:
-        r = _resolver(obj, con)
+        r = resolver(obj, con)
         return [r.evidence(r.resolve(q)) for q in items]
 
 
@@ -217,7 +217,7 @@ def scale(
     with open_workspace(obj.cfg.workspace) as ws:
         seeds = load_questions(ws, source=source)
         with obj.connect() as con:
-            r = _resolver(obj, con)
+            r = resolver(obj, con)
             made, screened = [], []
             for s in seeds:
                 v, x = scale_seed(r, s, per_seed, seed, parse_day(first, "--from"))

@@ -22,7 +22,7 @@ import duckdb
 from fintrade_tui.errors import UserError
 from fintrade_tui.questions.indicators import KIND, SYNONYMS, map_indicators
 from fintrade_tui.questions.resolve import Resolver
-from fintrade_tui.questions.scale import _rewrite
+from fintrade_tui.questions.scale import rewrite_for
 from fintrade_tui.questions.timephrases import describe
 from fintrade_tui.workspace.questions import RESOLVED, Question
 
@@ -229,7 +229,7 @@ def variant_of(
         kind = tp.get("phrase_kind", "month")
         kind = kind if kind in ("day", "quarter", "fiscal_quarter", "year") else "month"
         time_text = describe(kind, when, when.replace(day=1))
-    text = _rewrite(seed, names, time_text)
+    text = rewrite_for(seed, names, time_text)
     q = Question(
         id=qid,
         source=SOURCE,

@@ -41,7 +41,7 @@ def quarter_ends(first: date, last: date) -> list[date]:
     return out
 
 
-def _rewrite(seed: Question, names: dict[int, str], time_text: str | None) -> str:
+def rewrite_for(seed: Question, names: dict[int, str], time_text: str | None) -> str:
     """Replace the seed's time phrase and company mentions (right to left keeps spans valid)."""
     edits: list[tuple[int, int, str]] = []
     tp = seed.extra.get("time_phrase")
@@ -114,7 +114,7 @@ def scale_seed(
             day=1, month=as_of.month - 2 if kind == "quarter" else as_of.month
         )
         names = _new_names(r, seed, tickers) if tickers else {}
-        text = _rewrite(seed, names, describe(kind, as_of, first_day))
+        text = rewrite_for(seed, names, describe(kind, as_of, first_day))
         ref = resolve_time(text, r.reference)
         if ref is None or ref.as_of != as_of:
             screened.append(

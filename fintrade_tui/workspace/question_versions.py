@@ -11,7 +11,7 @@ from typing import Any
 
 import duckdb
 
-from fintrade_tui.workspace.questions import Question, _default, insert_questions
+from fintrade_tui.workspace.questions import Question, insert_questions, json_default
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS question_versions (
@@ -32,7 +32,7 @@ def save_version(con: duckdb.DuckDBPyConnection, q: Question, who: str = "analys
             [q.id],
         ).fetchone()
         version = int(last) + 1
-        record = json.dumps(q.to_dict(), default=_default, sort_keys=True)
+        record = json.dumps(q.to_dict(), default=json_default, sort_keys=True)
         con.execute(
             "INSERT INTO question_versions VALUES (?, ?, ?, ?, ?)",
             [q.id, version, record, who, datetime.now()],

@@ -80,7 +80,7 @@ _JSON_FIELDS = ("oracle", "extra")
 _FIELDS = list(Question.__dataclass_fields__)
 
 
-def _default(v: Any) -> Any:
+def json_default(v: Any) -> Any:
     if isinstance(v, date):
         return v.isoformat()
     raise TypeError(type(v).__name__)
@@ -92,7 +92,7 @@ def insert_questions(cur: duckdb.DuckDBPyConnection, questions: Iterable[Questio
     for q in questions:
         d = q.to_dict()
         for k in _JSON_FIELDS:
-            d[k] = json.dumps(d[k], default=_default, sort_keys=True)
+            d[k] = json.dumps(d[k], default=json_default, sort_keys=True)
         rows.append([d[f] for f in _FIELDS])
     insert_rows(cur, "questions", _FIELDS, rows, replace=True)
     return len(rows)

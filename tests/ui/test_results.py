@@ -380,10 +380,10 @@ async def test_j_shows_where_the_judge_and_the_audit_disagree(ui_cfg: Config) ->
     `j` toggles the judge ≠ audit cases, whose detail shows both sides. A person labelled r08
     correct: that verdict stands, the disagreement is listed all the same."""
     from fintrade_tui.workspace.scores import ScoreStore
-    from tests.unit.test_failures_export import AUDIT_R02, _llm
+    from tests.unit.test_failures_export import AUDIT_R02, llm_score
 
     with open_workspace(ui_cfg.workspace) as ws:
-        ScoreStore(ws).save(_llm("r08", 5, audit=AUDIT_R02))
+        ScoreStore(ws).save(llm_score("r08", 5, audit=AUDIT_R02))
     app = FinTradeApp(ui_cfg, start="results")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -169,7 +169,7 @@ AUDIT_OK = {
 }
 
 
-def _llm(run: str, acc: int, clarity: int = 4, audit: dict | None = None) -> Score:
+def llm_score(run: str, acc: int, clarity: int = 4, audit: dict | None = None) -> Score:
     detail = {
         "judge_model": "script/judge",
         "justifications": {
@@ -241,13 +241,13 @@ def populate(ws: duckdb.DuckDBPyConnection) -> None:
             ),
         )
     scores = ScoreStore(ws)
-    scores.save(_llm("r01", 1))  # superseded below: the latest version counts
-    scores.save(_llm("r01", 4))
-    scores.save(_llm("r02", 2, audit=AUDIT_R02))
-    scores.save(_llm("r03", 3))
-    scores.save(_llm("r04", 4, audit=AUDIT_OK))
-    scores.save(_llm("r07", 3, clarity=3))
-    scores.save(_llm("r08", 5))
+    scores.save(llm_score("r01", 1))  # superseded below: the latest version counts
+    scores.save(llm_score("r01", 4))
+    scores.save(llm_score("r02", 2, audit=AUDIT_R02))
+    scores.save(llm_score("r03", 3))
+    scores.save(llm_score("r04", 4, audit=AUDIT_OK))
+    scores.save(llm_score("r07", 3, clarity=3))
+    scores.save(llm_score("r08", 5))
     human = dict(kind="human", annotator="ana")
     scores.save(Score("r01", **human, accuracy=4, completeness=3, relevance=4, clarity=4))
     scores.save(Score("r02", **human, accuracy=5, completeness=3, relevance=4, clarity=4, note="x"))
