@@ -30,7 +30,7 @@ LLAMA_KEEP := { test -z "$(LLAMA_CACHE)" || { mkdir -p "$(LLAMA_CACHE)" \
 
 MODEL := data/models/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
 
-.PHONY: venv lock model demo test test-all lint bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import bench-rescore bench-html bench-cold-start bench-shared bench-checks flake-hunt index clean-store screenshots docs
+.PHONY: venv lock model demo test test-all lint typecheck bench bench-models bench-judge bench-retrieval bench-embedding bench-recency bench-first-rag bench-tui bench-import bench-rescore bench-html bench-cold-start bench-shared bench-checks flake-hunt index clean-store screenshots docs
 
 # Every dependency comes from requirements.lock: pinned, sha256-verified, nothing resolved at
 # install time (--no-deps), so every machine gets the same, checked files; `make lock` refreshes
@@ -97,6 +97,11 @@ lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# mypy, strict on the rooms that decide numbers ([tool.mypy] in pyproject.toml), on a view of the
+# package as installed (screens/ is fintrade_tui.screens): tests/typecheck_view.py
+typecheck: venv
+	$(BIN)/python -m tests.typecheck_view
+
 # The suite on pytest-xdist worker processes. A test file runs in one of them, so its module
 # fixtures are built once; the session's store is built once for all of them
 # (tests/conftest.py), and the slowest files start first. The 20 slowest tests are listed last.
@@ -114,10 +119,10 @@ PYTEST_PAR := $(PYTEST_XDIST) -n $(TEST_WORKERS)
 # the first compiles it, and pytest keeps its rewritten test modules for the next run, also
 # where the environment sets PYTHONDONTWRITEBYTECODE (collection: 14 CPU-s a worker, then 8).
 test test-all flake-hunt: export PYTHONDONTWRITEBYTECODE :=
-test: lint
+test: lint typecheck
 	$(PYTEST_XDIST) -n $(TEST_QUICK_WORKERS) -m "not long"
 
-test-all: lint
+test-all: lint typecheck
 	$(PYTEST_PAR)
 
 # The whole suite RUNS times in a row (default 5) while one busy loop per core keeps the machine
@@ -197,6 +202,7 @@ screenshots: venv
 	mkdir -p docs/images
 	$(SHOT) universe -o docs/images/universe.svg
 	$(SHOT) company --ticker NVDA --quarter latest -o docs/images/company.svg
+	$(SHOT) own_question --ticker NVDA --quarter latest -o docs/images/own-question.svg
 	test -n "$$($(SHOT_RUNS))" || $(BIN)/fintrade-tui runs import $(SHOT_FIXTURE)
 	$(SHOT) arena $$($(SHOT_RUNS)) -o docs/images/arena.svg
 

@@ -45,7 +45,8 @@ from benchmarks.harness import log, timed
 from benchmarks.retrieval_quality import QUERIES, TICKERS, load_queries, quality, run, store_filings
 from fintrade_tui.config import Config, load_config
 from fintrade_tui.retrieval import embed, filing_text
-from fintrade_tui.retrieval.index import Index, filing_rows, stored_sections
+from fintrade_tui.retrieval.index import Index
+from fintrade_tui.retrieval.stored_text import filing_rows, stored_sections
 
 BASELINE = "bf16@384"  # today's default: torch bf16 reading 384 word pieces per chunk
 SPEEDUP_TARGET = 3.0

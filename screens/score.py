@@ -2,8 +2,7 @@
 focused dimension (accuracy, completeness, relevance, clarity), Tab moves on, A/B/T records a
 preference against another pane (A = this one, B = the other, T = tie; o picks the other pane),
 n writes a note, Enter saves a human `Score` (appended: an edit is a new version) and returns
-the stored row. `ArenaScoring` (mixed into the Arena screen) opens it pane after pane, keeps the
-blind labels until every pane is scored, and runs the LLM judge with the numeric audit."""
+the stored row. The Arena opens it pane after pane (screens/arena/scoring.py)."""
 
 from __future__ import annotations
 
@@ -19,8 +18,6 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from fintrade_tui.models import llm
-from fintrade_tui.ui.panes import AnswerPane
 from fintrade_tui.workspace.scores import DIMENSIONS, Score, ScoreStore
 
 PREFERENCE_TEXT = {"this": "this one is better", "other": "the other is better", "tie": "tie"}
@@ -171,7 +168,10 @@ class ScoreScreen(ModalScreen[dict[str, Any] | None]):
             self.run_id,
             "human",
             self.annotator,
-            **self.values,
+            accuracy=self.values["accuracy"],
+            completeness=self.values["completeness"],
+            relevance=self.values["relevance"],
+            clarity=self.values["clarity"],
             other_run=other,
             preference=self.preference,
             note=note,
@@ -188,99 +188,3 @@ class ScoreScreen(ModalScreen[dict[str, Any] | None]):
             self._error(str(exc).splitlines()[0][:200])
             return
         self.dismiss(row)
-
-
-class ArenaScoring:
-    """Blind mode, scoring and judging of the Arena (`self` is the ArenaScreen)."""
-
-    def action_blind(self) -> None:
-        self.blind = not self.blind
-        self.revealed = False
-        self._arrange()
-        hint = "blind: conditions hidden until every pane is scored (v reveals)"
-        self.say(hint if self.blind else "blind off")
-
-    def action_reveal(self) -> None:
-        if self.blind:
-            self.revealed = True
-            self._arrange()
-
-    def action_score(self) -> None:
-        pane = self.current
-        if pane is None or not pane.run_id or pane.running:
-            self.say("score a pane once its run has finished", error=True)
-            return
-        self._open_score(pane)
-
-    def _open_score(self, pane: AnswerPane) -> None:
-        panes = self.panes()
-        i = panes.index(pane)
-        around = panes[i + 1 :] + panes[:i]  # the next pane first
-        others = [(p.label, p.run_id) for p in around if p.run_id and not p.running]
-        screen = ScoreScreen(
-            self.scores,
-            pane.run_id,
-            pane.label,
-            others,
-            blind=self.blind and not self.revealed,
-            annotator=self.annotator,
-            previous=pane.human,
-        )
-        self.app.push_screen(screen, callback=lambda row: self._scored(pane, row))
-
-    def _scored(self, pane: AnswerPane, row: dict[str, Any] | None) -> None:
-        if row is None:
-            return
-        pane.human = row
-        pane.show_scores()
-        panes = self.panes()
-        ready = [p for p in panes if p.run_id and not p.running]
-        self.say(f"saved score v{row['version']} for {pane.label}")
-        if self.blind and not self.revealed and all(p.human for p in ready):
-            self.revealed = True
-            self._arrange()
-            self.say("every pane is scored: conditions revealed")
-        i = panes.index(pane)
-        after = [p for p in panes[i + 1 :] + panes[:i] if p in ready and not p.human]
-        if after:
-            after[0].focus()
-            self.current = after[0]
-            self._open_score(after[0])
-
-    def action_judge(self) -> None:
-        panes = [p for p in self.panes() if p.run_id and p.finished and p.status == "completed"]
-        if not panes:
-            self.say("no completed answer to judge yet", error=True)
-            return
-        self._judge(panes)
-
-    @work(exclusive=True, group="arena-judge", exit_on_error=False)
-    async def _judge(self, panes: list[AnswerPane]) -> None:
-        from fintrade_tui.judging.session import judge_runs
-
-        by_id = {p.run_id: p for p in panes}
-        done = [0]
-        for p in panes:
-            p.judging = True
-            p.show_scores()
-        self.say(f"judging {len(panes)} answers with {self.cfg.judging.model}…")
-
-        def on_done(row: dict[str, Any]) -> None:
-            done[0] += 1
-            if (p := by_id.get(row["run_id"])) is not None:
-                p.judge, p.judging = row, False
-                p.show_scores()
-            self.say(f"judged {done[0]}/{len(panes)}")
-
-        try:
-            await asyncio.to_thread(llm.litellm)
-            runs = await asyncio.to_thread(lambda: [self.runs.get(rid) for rid in by_id])
-            await judge_runs(self.cfg, self.app.workspace_connection(), runs, on_done=on_done)
-        except Exception as exc:
-            self.say(f"judge: {llm.error_text(exc)}", error=True)
-        else:
-            self.show_progress()  # judged: n of m answers scored
-        finally:
-            for p in panes:
-                p.judging = False
-                p.show_scores()

@@ -32,12 +32,16 @@ needs_bundle = pytest.mark.skipif(not BUNDLE.is_dir(), reason="sample bundle not
 # order: the files that take longest start first, so no worker is left alone with a long one at
 # the end (from `--durations` on 2 cores; a file missing here only starts later).
 SLOW_FILES = (
-    "tests/reliability/test_kills.py",
-    "tests/unit/test_ray_batch.py",
+    "tests/reliability/test_kills_builds.py",
+    "tests/reliability/test_kills_workspace.py",
+    "tests/unit/test_ray_batch_faults.py",
+    "tests/unit/test_ray_batch_kill_and_limits.py",
     "tests/unit/test_llama_server.py",
     "tests/unit/test_questions.py",
     "tests/unit/test_sec_pit.py",
-    "tests/ui/test_arena.py",
+    "tests/ui/test_arena_streaming.py",
+    "tests/ui/test_arena_panes.py",
+    "tests/ui/test_arena_scoring.py",
     "tests/unit/test_retrieval.py",
     "tests/unit/test_indexing.py",
     "tests/ui/test_tmux_walk.py",
@@ -48,7 +52,9 @@ SLOW_FILES = (
     "tests/unit/test_llama_engine.py",
     "tests/unit/test_import_generic.py",
     "tests/browser/test_serve.py",
-    "tests/ui/test_results.py",
+    "tests/ui/test_results_failures.py",
+    "tests/ui/test_results_matrix.py",
+    "tests/ui/test_questions_screen.py",
     "tests/unit/test_embed_backends.py",
     "tests/unit/test_model_resolution.py",
     "tests/unit/test_judging.py",
@@ -68,8 +74,10 @@ SLOW_FILES = (
 # Chromium or the binary under tmux, or sweeps every command or seed. Files here are long as a
 # whole; a single test elsewhere carries `@pytest.mark.long` with its reason.
 LONG_FILES = {
-    "tests/reliability/test_kills.py": "kills the real binary at each of its kill points",
-    "tests/unit/test_ray_batch.py": "starts Ray, whose workers each import litellm",
+    "tests/reliability/test_kills_builds.py": "kills the real binary at each of its kill points",
+    "tests/reliability/test_kills_workspace.py": "kills the real binary at each of its kill points",
+    "tests/unit/test_ray_batch_faults.py": "starts Ray, whose workers each import litellm",
+    "tests/unit/test_ray_batch_kill_and_limits.py": "starts Ray, whose workers each import litellm",
     "tests/unit/test_llama_engine.py": "runs SmolLM2 through llama.cpp",
     "tests/unit/test_llama_server.py": "serves SmolLM2 with llama-cpp-python's own server",
     "tests/unit/test_parse_cache.py": "builds a store five times, parsing a filing four",
@@ -78,6 +86,8 @@ LONG_FILES = {
     "tests/unit/test_indexing.py": "embeds filings, pauses and kills the indexer",
     "tests/unit/test_key_scan.py": "runs every writing command, then scans every file left",
     "tests/ui/test_tmux_walk.py": "drives the real binary in tmux",
+    "tests/unit/test_typecheck.py": "type-checks a copy of the whole package, cold",
+    "tests/ui/test_own_question_rag.py": "indexes a filing for the RAG pane with the embedder",
     "tests/browser/": "drives Chromium through Playwright",
 }
 

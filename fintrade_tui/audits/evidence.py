@@ -21,15 +21,8 @@ import re
 from typing import Any
 
 from fintrade_tui.audits.verdicts import CONTRADICTED, NOT_FOUND, SUPPORTED, VERDICTS
-from fintrade_tui.scoring.figures import (
-    COUNT,
-    CURRENCY,
-    MULTIPLE,
-    PERCENT,
-    PLAIN,
-    Figure,
-    figures,
-)
+from fintrade_tui.scoring.figure import COUNT, CURRENCY, MULTIPLE, PERCENT, PLAIN, Figure
+from fintrade_tui.scoring.figures import figures
 
 MAGNITUDE = 10.0  # a reference figure within this factor is about the same quantity
 _SYMBOL = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
@@ -280,9 +273,9 @@ def merge_audits(
     counts = {v: sum(c["verdict"] == v for c in claims) for v in VERDICTS}
     counts["checked"] = counts[SUPPORTED] + counts[CONTRADICTED]
     out: dict[str, Any] = {"claims": claims, "summary": counts}
-    for k in ("reference_figures", "reference_stated", "reference_agreed"):
-        if text and k in text["summary"]:
-            out["summary"][k] = text["summary"][k]
+    for key in ("reference_figures", "reference_stated", "reference_agreed"):
+        if text and key in text["summary"]:
+            out["summary"][key] = text["summary"][key]
     out["against"] = ["store"] * (store is not None) + list((text or {}).get("against", []))
     out["as_of"] = (store or {}).get("as_of")
     out["rooms"] = {"store": store and store["summary"], "text": text and text["summary"]}

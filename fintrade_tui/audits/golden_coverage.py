@@ -30,7 +30,8 @@ from functools import cache
 from typing import Any
 
 from fintrade_tui.questions.indicators import SYNONYMS, canonical
-from fintrade_tui.scoring.figures import Figure, figures
+from fintrade_tui.scoring.figure import Figure
+from fintrade_tui.scoring.figures import figures
 
 REACH = 60  # characters after a name within which its value must start
 _TOO_WIDE = frozenset({"Yield"})  # a vocabulary spelling too common in prose to mean the ratio
@@ -147,7 +148,7 @@ def _table_values(text: str) -> dict[str, str]:
             continue
         cells = line.strip().strip("|").split("|")
         if header is None:
-            header = [(named(c) or [(None, None)])[0][0] for c in cells]
+            header = [found[0][0] if (found := named(c)) else None for c in cells]
         elif not all(re.fullmatch(r"\s*:?-{2,}:?\s*", c) for c in cells):  # not the |---| rule
             for name, cell in zip(header, cells, strict=False):
                 figs = [f for f in figures(cell) if not f.is_year]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 FLAG = "judge_manipulation"
 _GRADER = r"(?:grader|judge|evaluator|assessor|marker|scorer|reviewer|rater|llm[- ]judge)"
@@ -109,7 +110,7 @@ def answer_flags(answer: str | None) -> list[tuple[str, str, int]]:
     return [(h.reason(), h.text, h.start) for h in find(answer)]
 
 
-def evidence_flags(items: list[dict]) -> list[tuple[str, str]]:
+def evidence_flags(items: list[dict[str, Any]]) -> list[tuple[str, str]]:
     """(reason, span) of each hit in the run's evidence passages (titles and texts)."""
     out = []
     for item in items:

@@ -17,11 +17,17 @@ from typing import Any
 
 import duckdb
 
+from fintrade_tui.audits.indicator_mentions import (
+    LABEL_ALL,
+    IndicatorMention,
+    indicator_mentions,
+)
 from fintrade_tui.audits.verdicts import CONTRADICTED, NOT_FOUND, SUPPORTED
 from fintrade_tui.errors import UserError
 from fintrade_tui.questions.companies import CompanyIndex, Mention
-from fintrade_tui.questions.indicators import KIND, LABEL, SYNONYMS
-from fintrade_tui.scoring.figures import Figure, figures
+from fintrade_tui.questions.indicators import KIND
+from fintrade_tui.scoring.figure import Figure
+from fintrade_tui.scoring.figures import figures
 from fintrade_tui.store.queries import snapshot
 from fintrade_tui.workspace.questions import Question
 
@@ -39,69 +45,6 @@ class Claim:
     verdict: str
     rel_error: float | None
     why: str
-
-
-# --- indicator mentions ---------------------------------------------------------------------
-# prices are not a Table 6 indicator but answers quote them; "close to" is not a price
-_PRICE_NAMES = ["closing price", "share price", "stock price", "last price", "price", "closed"]
-_PRICE_NAMES += ["traded at", "trading at", "trades at"]
-LABEL_ALL = LABEL | {"close": "Close"}
-# windows of the stored signals: "50-day moving average" is not the store's MA20
-WINDOW = {"ma_20": 20, "ema_20": 20, "rsi_14": 14, "rsi_14_wilder": 14, "momentum_5d": 5}
-WINDOW |= {k: 20 for k in ("momentum_20d", "max_return_20d", "realized_vol_20d")}
-WINDOW |= {"mean_reversal_60d": 60, "short_term_reversal_1m": 21}
-PRICE_UNITS = {"close", "ma_20", "ema_20", "macd", "macd_signal"}  # quoted in dollars
-POINTS = {"rsi_14", "rsi_14_wilder"}  # 0-100: "71%" and "71" mean the same
-SIGNED_AS_MAGNITUDE = {"drawdown"}  # "a drawdown of 5.7%" means -0.057
-
-
-def _norm(name: str) -> str:
-    return re.sub(r"\s*/\s*", "/", re.sub(r"[\s_\-]+", " ", name.strip().lower()))
-
-
-def _name_rx(name: str) -> str:
-    words = re.split(r"[\s_\-]+", name.strip())
-    body = r"[\s\-]+".join(re.escape(w).replace("/", r"\s*/\s*") for w in words)
-    # acronyms are matched case-sensitively, so "ma" or "Yield" in prose stays prose
-    return body if name.upper() == name and len(name) <= 6 else f"(?i:{body})"
-
-
-_NAMES = {_norm(s): c for c, names in SYNONYMS.items() for s in names}
-_NAMES |= {_norm(s): "close" for s in _PRICE_NAMES}
-_ALL = sorted([s for names in SYNONYMS.values() for s in names] + _PRICE_NAMES, key=len)
-# a name inside a hyphenated word is not one: "closed-book" is no closing price
-_IND = re.compile(
-    r"(?<![\w/])(?P<name>"
-    + "|".join(_name_rx(s) for s in reversed(_ALL))  # longest first: "MACD Signal" over "MACD"
-    + r")(?P<param>\s*\(\s*\d+(?:\s*,\s*\d+)*\s*\)|-?\d+)?(?![\w/]|-[A-Za-z])(?!\s+to\b)"
-)
-_WINDOW_BEFORE = re.compile(
-    r"(\d+)[-\s](?:trading[-\s])?(day|week|month)s?[-\s]+(?:[a-z]+[-\s]+)?$", re.I
-)
-
-
-@dataclass
-class _Ind:
-    start: int
-    end: int
-    key: str | None  # canonical name; None for a variant the store does not keep
-    name: str  # as written
-
-
-def _indicators(text: str) -> list[_Ind]:
-    out = []
-    for m in _IND.finditer(text):
-        key = _NAMES.get(_norm(m.group("name")))
-        window = None
-        if m.group("param"):
-            window = int(re.findall(r"\d+", m.group("param"))[0])
-        elif w := _WINDOW_BEFORE.search(text[max(0, m.start() - 30) : m.start()]):
-            window = int(w.group(1)) * {"day": 1, "week": 5, "month": 21}[w.group(2).lower()]
-        name = m.group(0)
-        if key in WINDOW and window is not None and abs(window - WINDOW[key]) > 2:
-            name, key = f"{window}-day {m.group('name')}", None
-        out.append(_Ind(m.start(), m.end(), key, name))
-    return out
 
 
 # --- reading the figures -------------------------------------------------------------------
@@ -164,6 +107,11 @@ def _mask(text: str, spans: list[tuple[int, int]]) -> str:
 
 
 # --- comparison -------------------------------------------------------------------------------
+PRICE_UNITS = {"close", "ma_20", "ema_20", "macd", "macd_signal"}  # quoted in dollars
+POINTS = {"rsi_14", "rsi_14_wilder"}  # 0-100: "71%" and "71" mean the same
+SIGNED_AS_MAGNITUDE = {"drawdown"}  # "a drawdown of 5.7%" means -0.057
+
+
 def _store(snap: dict[str, Any], key: str) -> tuple[list[float], str | None]:
     """The store values a figure about `key` may state, and their provenance."""
     if key == "close":
@@ -210,7 +158,12 @@ def _factors(key: str, unit: str, value: float, store: float) -> list[float]:
 
 
 def _check(
-    claim: Claim, value: float, decimals: int, bound: str | None, snap: dict, tol: float
+    claim: Claim,
+    value: float,
+    decimals: int,
+    bound: str | None,
+    snap: dict[str, Any],
+    tol: float,
 ) -> None:
     """Fill the claim's store value, verdict, error and why; `value` is the signed figure."""
     key = claim.indicator or ""
@@ -249,7 +202,12 @@ def _check(
     claim.why = f"{label} {stated} {verb} {s:.4g}{off} ({src})"
 
 
-def _snapshot(cache: dict, con: duckdb.DuckDBPyConnection, ticker: str, as_of: Any) -> Any:
+def _snapshot(
+    cache: dict[str, dict[str, Any] | str],
+    con: duckdb.DuckDBPyConnection,
+    ticker: str,
+    as_of: Any,
+) -> dict[str, Any] | str:
     """The ticker's snapshot at as_of, once per audit; the error line if it is not in the store."""
     if ticker not in cache:
         try:
@@ -265,8 +223,14 @@ _FOR = re.compile(r"^[\s(]*(?:for|at|of|in|on)?\s*$", re.I)
 
 
 def _tie(
-    text: str, inds: list[_Ind], nums: list[tuple[int, int]], a: int, b: int, s0: int, s1: int
-) -> _Ind | None:
+    text: str,
+    inds: list[IndicatorMention],
+    nums: list[tuple[int, int]],
+    a: int,
+    b: int,
+    s0: int,
+    s1: int,
+) -> IndicatorMention | None:
     """The indicator a figure at [a, b) is about: the nearest named before it in the sentence,
     unless that one already has an earlier figure and another is named right after this one."""
     prior = [i for i in inds if s0 <= i.start and i.end <= a]
@@ -293,7 +257,7 @@ def _company(
     return min(dist)[2] if dist else None
 
 
-def _figure(f: Figure, s0: int) -> tuple[tuple[int, int], str, bool, str, float] | None:
+def stated_figure(f: Figure, s0: int) -> tuple[tuple[int, int], str, bool, str, float] | None:
     """(span, numeral as written, signed, unit, value as stated), or None for a year; read by
     the finance-numbers room ("$1.2bn" -> "$B", "(12.4%)" -> -12.4 "%", "25 bps" -> "bp")."""
     raw = re.search(r"\d[\d,]*(?:\.\d+)?|\.\d+", f.text)
@@ -319,7 +283,7 @@ def audit(
     summary["checked"] counts the figures compared with a store value (supported + contradicted).
     """
     index = index or CompanyIndex(con)
-    inds = _indicators(answer)
+    inds = indicator_mentions(answer)
     masked = _mask(answer, [(i.start, i.end) for i in inds])  # "RSI(14)" names, no figure
     snaps: dict[str, dict[str, Any] | str] = {}
     read = figures(masked, ranges=False)  # once, whole: "1." opening a line is numbering
@@ -329,11 +293,11 @@ def audit(
         cos = [(s0 + c.span[0], s0 + c.span[1], c.ticker) for c in mentions]
         no_cos = _mask(answer, [(c0, c1) for c0, c1, _ in cos])
         found = [f for f in read if s0 <= f.span[0] < s1]  # a range states two figures here
-        figs = [f for f in (_figure(x, 0) for x in found) if f]
+        figs = [f for f in (stated_figure(x, 0) for x in found) if f]
         nums = [f[0] for f in figs]
         for (a, b), raw, sign, unit, value in figs:
             ctx = answer[max(s0, a - 70) : min(s1, b + 70)].strip()  # the fragment
-            claim = Claim(ctx, (a, b), value, unit, *[None] * 4, NOT_FOUND, None, "")
+            claim = Claim(ctx, (a, b), value, unit, None, None, None, None, NOT_FOUND, None, "")
             claims.append(claim)
             before, after = answer[s0:a], answer[b:s1]
             claim.ticker = _company(answer, cos, nums, a, b)
@@ -389,9 +353,9 @@ def summary_line(result: dict[str, Any]) -> str:
         tail.insert(
             0, f"states {s['reference_stated']} of the reference's {s['reference_figures']} figures"
         )
-    tail = "".join(f"; {t}" for t in tail if t)
+    end = "".join(f"; {t}" for t in tail if t)
     if not claims:
-        return "no figures to check" + tail
+        return "no figures to check" + end
     parts = [f"{s[SUPPORTED]} supported", f"{s[CONTRADICTED]} contradicted"]
     n_agreed = s.get("reference_agreed")
     agreed = f" ({n_agreed} as the reference states)" if n_agreed else ""
@@ -406,7 +370,7 @@ def summary_line(result: dict[str, Any]) -> str:
         if c["verdict"] == CONTRADICTED
     ]
     line += f" ({'; '.join(bad[:2])})" if bad else ""
-    return line + tail
+    return line + end
 
 
 def _fmt(value: float, unit: str) -> str:

@@ -44,7 +44,8 @@ def evidence_recall(q: Any, texts: list[str], tolerance: float = 0.02) -> dict[s
     [labels], "stated": [labels]} for these evidence texts."""
     want = needed(q)
     docs = [t for t in texts if isinstance(t, str) and t.strip()]
-    stated, missing = [], []
+    stated: list[str] = []
+    missing: list[str] = []
     for label, value, kind in want:
         hit = False
         if docs:

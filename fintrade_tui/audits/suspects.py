@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from fintrade_tui.scoring.figure import Figure
 from fintrade_tui.scoring.figures import figures
 
 REL = 0.01  # two figures "agree" within 1%
@@ -46,15 +47,18 @@ def _program_rules(q: Any, extra: dict[str, Any]) -> list[dict[str, str]]:
     from fintrade_tui.scoring.finqa.dsl import CONSTANTS, str_to_num
     from fintrade_tui.scoring.finqa.trace import execute
 
-    out = []
+    out: list[dict[str, str]] = []
     try:
         trace = execute(extra["program"], extra.get("table_norm"), extra.get("passages"))
     except Exception:  # an unreadable program: nothing to say about its result
         return out
     published = extra.get("exe_ans")
     value = trace.value
-    numbers = isinstance(published, int | float) and isinstance(value, int | float)
-    if numbers and not close(float(value), float(published)):
+    if (
+        isinstance(published, int | float)
+        and isinstance(value, int | float)
+        and not close(float(value), float(published))
+    ):
         why = f"the reference program computes {value:g}, the published answer is"
         out.append({"rule": "program_result", "why": f"{why} {published:g}"})
     last = trace.steps[-1] if trace.steps else None
@@ -92,7 +96,8 @@ def _table_sign(q: Any, extra: dict[str, Any]) -> list[dict[str, str]]:
     if not m or not isinstance(answer, int | float) or not answer:
         return []
     unit = "%" if extra.get("scale") == "percent" else ""
-    (mine,) = figures(f"{answer}{unit}") or [None]
+    found: list[Figure | None] = [*figures(f"{answer}{unit}")]
+    (mine,) = found or [None]
     operands = {m.group(1).strip(), m.group(2).strip()}
     for row in extra.get("table_rows") or []:
         cells = [str(c).strip() for c in row]

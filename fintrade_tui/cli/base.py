@@ -10,7 +10,7 @@ import math
 import sys
 from collections.abc import Callable
 from datetime import date, datetime
-from typing import Any
+from typing import Any, overload
 
 import click
 
@@ -52,6 +52,10 @@ def emit_json(obj: Any) -> None:
     click.echo(json.dumps(_jsonable(obj), indent=2))
 
 
+@overload
+def parse_day(value: str, name: str) -> date: ...
+@overload
+def parse_day(value: str | None, name: str) -> date | None: ...
 def parse_day(value: str | None, name: str) -> date | None:
     if value is None:
         return None
@@ -123,4 +127,5 @@ def main(ctx: click.Context, config: str | None, bundle: str | None) -> None:
     ctx.obj = Ctx(config, bundle)
     if ctx.invoked_subcommand is None:
         tui = main.get_command(ctx, "tui")  # registered by cli/tui.py
+        assert tui is not None  # the package's __init__ imports cli/tui.py
         ctx.invoke(tui)  # the options' defaults, as `tui` alone gets them

@@ -20,13 +20,13 @@ def quality(obj: Ctx, ticker: str | None, check: str | None, as_json: bool) -> N
     hit and why, and how often each source agrees with the filings."""
     from fintrade_tui.errors import UserError
     from fintrade_tui.fundamentals.quality import CHECKS
-    from fintrade_tui.store.queries import _rows, check_ticker
+    from fintrade_tui.store.queries import check_ticker, row_dicts
 
     if check and check not in CHECKS:
         raise UserError(f"--check {check!r}", "is not a check", "use one of " + ", ".join(CHECKS))
     with obj.connect() as con:
         t = check_ticker(con, ticker) if ticker else None
-        findings = _rows(
+        findings = row_dicts(
             con.execute(
                 """SELECT "check", ticker, source, item, period_end, available_date, value,
                        other_source, other_value, reason, file, line
@@ -35,7 +35,7 @@ def quality(obj: Ctx, ticker: str | None, check: str | None, as_json: bool) -> N
                 [t, t, check, check],
             )
         )
-        agreement = _rows(
+        agreement = row_dicts(
             con.execute(
                 "SELECT source, rank, compared, agreed, rate FROM source_rank ORDER BY rank"
             )

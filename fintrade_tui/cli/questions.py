@@ -209,7 +209,7 @@ def scale(
 ) -> None:
     """Deterministic variants of each seed over other companies and quarters, screened."""
     from fintrade_tui.cli.base import parse_day
-    from fintrade_tui.questions.scale import scale_seed
+    from fintrade_tui.questions.scale import Screened, scale_seed
     from fintrade_tui.workspace.connection import open_workspace
     from fintrade_tui.workspace.questions import load_questions, save_questions
 
@@ -218,7 +218,8 @@ def scale(
         seeds = load_questions(ws, source=source)
         with obj.connect() as con:
             r = resolver(obj, con)
-            made, screened = [], []
+            made: list[Question] = []
+            screened: list[Screened] = []
             for s in seeds:
                 v, x = scale_seed(r, s, per_seed, seed, parse_day(first, "--from"))
                 made += v
@@ -233,9 +234,10 @@ def scale(
     if as_json:
         emit_json(data)
         return
-    for s in screened:
+    for out in screened:
         console.print(
-            f"[yellow]screened[/] {s.seed_id} {','.join(s.tickers)} {s.as_of or ''}: {s.reason}",
+            f"[yellow]screened[/] {out.seed_id} {','.join(out.tickers)} {out.as_of or ''}:"
+            f" {out.reason}",
             soft_wrap=True,
         )
     console.print(f"{len(made)} variants from {len(seeds)} seeds; {len(screened)} screened out")
@@ -261,7 +263,10 @@ def finar(obj: Ctx, ticker: str, fiscal_year: int, as_json: bool) -> None:
         emit_json([asdict(q) for q in items])
     else:
         print_table(
-            [{"id": q.id, "task": q.text[:60], "truth": q.reference_answer[:40]} for q in items],
+            [
+                {"id": q.id, "task": q.text[:60], "truth": (q.reference_answer or "")[:40]}
+                for q in items
+            ],
             "FinAR tasks",
         )
 

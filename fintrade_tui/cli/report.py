@@ -65,8 +65,8 @@ def report(
     """Accuracy (model × condition × the question set's categories, Δ vs the baseline with
     paired tests), lane tables per judging protocol, human-judge agreement, SECQUE panel
     accuracy and (--annotators) inter-annotator agreement."""
-    from fintrade_tui.judging.session import agreement_pairs, llm_judges, panel_rows, score_rows
-    from fintrade_tui.reports.accuracy import report_table
+    from fintrade_tui.judging.session import agreement_pairs, llm_judges, panel_rows
+    from fintrade_tui.reports.accuracy import report_table, score_rows
     from fintrade_tui.reports.cost import cost_rows
     from fintrade_tui.stats import lanes as ln
     from fintrade_tui.stats.agreement import agreement_table
@@ -107,10 +107,10 @@ def report(
         k: ln.lane_tables(r, baseline, kind=k, n_resamples=resamples) for k, r in by_kind.items()
     }
     if lanes_csv:
-        from fintrade_tui.exports.runs_table import _write_table
+        from fintrade_tui.exports.runs_table import write_table
 
         flat = [row for k in lanes for row in ln.flatten(lanes[k])]
-        _write_table(flat, [*ln.LANE_COLUMNS, "holm_m"], lanes_csv, "csv")
+        write_table(flat, [*ln.LANE_COLUMNS, "holm_m"], lanes_csv, "csv")
     for path, fmt in ((csv_path, "csv"), (parquet_path, "parquet")):
         if path:
             from fintrade_tui.exports.runs_table import write_report
@@ -201,7 +201,7 @@ def _markdown(
         ]
 
     parts = [f"## Accuracy ({scores} scores)", "", to_markdown(table) if table else "_none_"]
-    tables = [t for k in lanes or {} for t in lanes[k]]
+    tables = [t for ts in (lanes or {}).values() for t in ts]
     if tables:
         parts += ["", "## Lane tables (one per score kind and judging protocol)", ""]
         parts += [ln.to_markdown(t) for t in tables]

@@ -234,8 +234,8 @@ def run_batch(
     statuses = Counter(
         {k.removeprefix("status_"): v for k, v in data.items() if k[:7] == "status_"}
     )
-    stopped = budget is not None and budget.stopped_any
-    exit_on_failed_runs(statuses, reasons, budget.line(batch) if stopped else None)
+    stopped = budget.line(batch) if budget is not None and budget.stopped_any else None
+    exit_on_failed_runs(statuses, reasons, stopped)
 
 
 def _run_here(
@@ -309,12 +309,18 @@ def _run_on_ray(runner, specs, address, shards, quiet: bool) -> dict[str, Any]:
     except ImportError:
         raise UserError("--engine ray", "needs Ray", "pip install 'fintrade-tui[ray]'") from None
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        TimeRemainingColumn,
+    )
 
     from fintrade_tui.runs.ray_engine import run_ray
 
     err = Console(stderr=True)
-    columns = ["{task.description}", BarColumn(), MofNCompleteColumn()]
+    columns: list[str | ProgressColumn] = ["{task.description}", BarColumn(), MofNCompleteColumn()]
     columns += ["errors {task.fields[errors]}", "tokens {task.fields[tokens]}"]
     with Progress(
         *columns, TimeRemainingColumn(), console=err, disable=quiet or not err.is_terminal

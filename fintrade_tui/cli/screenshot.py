@@ -28,11 +28,11 @@ def default_path(store: Path, screen: str, ticker: str | None) -> Path:
 
 @main.command()
 @click.argument("screen", metavar="SCREEN")
-@click.option("--ticker", "-t", help="the company (company screen; a filter on questions)")
+@click.option("--ticker", "-t", help="the company (company, own_question; a filter on questions)")
 @click.option(
     "--quarter",
-    help="company: a quarter key (FY2024 Q4), a period end or 'latest'; questions: a quarter"
-    " end date. Default: where the screen opens",
+    help="company, own_question: a quarter key (FY2024 Q4), a period end or 'latest';"
+    " questions: a quarter end date. Default: where the screen opens",
 )
 @click.option("--run", "run_ids", multiple=True, help="arena: a stored run to replay (repeat)")
 @click.option("--question", "question_id", help="arena: the question to open; questions: the row")
@@ -52,7 +52,8 @@ def screenshot(
     out: Path | None,
     as_json: bool,
 ) -> None:
-    """Draw SCREEN (universe, company, questions, arena, results) headlessly to an SVG.
+    """Draw SCREEN (universe, company, questions, arena, results, own_question) headlessly to
+    an SVG. own_question: the form `o` opens on the Company screen of --ticker / --quarter.
 
     Default file: <store folder>/exports/screenshot-SCREEN[-TICKER].svg."""
     from fintrade_tui.application.readiness import ensure_questions, ensure_store

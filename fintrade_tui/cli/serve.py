@@ -141,7 +141,9 @@ def _stop_children(grace: float = 5.0) -> None:
 
 def _screens() -> list[str]:
     """The screens `tui --screen` opens on (one list, the tui command's)."""
-    return list(next(p for p in tui.params if p.name == "screen").type.choices)
+    screen = next(p for p in tui.params if p.name == "screen")
+    assert isinstance(screen.type, click.Choice)  # tui's --screen is a click.Choice
+    return list(screen.type.choices)
 
 
 @main.command()

@@ -53,9 +53,10 @@ def config_path(obj: Ctx, as_json: bool) -> None:
     from fintrade_tui.config_files import locate
 
     path, base = locate(obj.given_config)
-    out = {"config": str(path.resolve()), "packaged_default": base is not None}
+    config = str(path.resolve())
+    out: dict[str, str | bool] = {"config": config, "packaged_default": base is not None}
     out["data_base"] = str(base or path.resolve().parent)
     if as_json:
         emit_json(out)
     else:
-        click.echo(out["config"] + (f" (packaged default; data under {base})" if base else ""))
+        click.echo(config + (f" (packaged default; data under {base})" if base else ""))

@@ -134,7 +134,8 @@ def add_companies(
     (the latest quarter filed by that day, never a later one) and its chart series over the
     months up to that day.
     A ticker the store does not hold is skipped (imported questions may name any company)."""
-    from fintrade_tui.store.company import DEFAULT_LAG, LEAD_DAYS, chart_series, quarter_view
+    from fintrade_tui.store.company import DEFAULT_LAG, quarter_view
+    from fintrade_tui.store.company_chart import LEAD_DAYS, chart_series
 
     lag = DEFAULT_LAG if lag_days is None else lag_days
     for qid in data.question_ids:

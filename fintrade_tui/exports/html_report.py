@@ -25,8 +25,8 @@ import duckdb
 from fintrade_tui import redact
 from fintrade_tui.config import Config
 from fintrade_tui.exports.case_data import CaseData, add_companies, load_case, resolve_runs
-from fintrade_tui.exports.case_study import fmt_value
 from fintrade_tui.exports.markdown_html import markdown_html, marked_markdown_html
+from fintrade_tui.exports.markdown_parts import fmt_value
 from fintrade_tui.reports.rightness import Verdict
 from fintrade_tui.safe_text import printable
 from fintrade_tui.workspace.evidence import LABELS

@@ -21,6 +21,7 @@ from fintrade_tui import redact
 from fintrade_tui.reports.failures import latest_audits
 from fintrade_tui.workspace.questions import load_questions
 from fintrade_tui.workspace.run_records import RunStore, dumps
+from fintrade_tui.workspace.score_reader import counted_scores
 from fintrade_tui.workspace.scores import DIMENSIONS, ScoreStore
 
 FILTERS = ("question", "model", "condition", "origin", "status", "batch", "source", "ids")
@@ -64,8 +65,11 @@ def select_runs(ws: duckdb.DuckDBPyConnection, filters: dict[str, Any]) -> list[
     return out
 
 
-def _mean(values: list[int]) -> float | None:
-    return sum(values) / len(values) if values else None
+def _counted(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """One run's scores of one kind, dimension -> the value that counts (workspace/
+    score_reader.py: an adjudicated dimension its settled score, any other the mean)."""
+    counted = counted_scores(rows)
+    return next(iter(counted.values())) if len(counted) == 1 else {}
 
 
 def _flat(r: dict[str, Any], latest: list[dict[str, Any]], audit: dict | None) -> dict[str, Any]:
@@ -74,6 +78,7 @@ def _flat(r: dict[str, Any], latest: list[dict[str, Any]], audit: dict | None) -
     llm = [s for s in latest if s["kind"] == "llm"]
     summary = (audit or {}).get("summary") or {}
     labels = sorted({s["label"] for s in human if s.get("label")})
+    human_by, llm_by = _counted(human), _counted(llm)
     return {
         "run_id": r["id"],
         "question_id": r["question_id"],
@@ -105,9 +110,9 @@ def _flat(r: dict[str, Any], latest: list[dict[str, Any]], audit: dict | None) -
         "content_hash": r.get("content_hash"),
         "human_label": "|".join(labels) or None,
         "human_annotators": "|".join(sorted({s["annotator"] for s in human})) or None,
-        **{f"human_{d}": _mean([s[d] for s in human if s[d] is not None]) for d in DIMENSIONS},
+        **{f"human_{d}": human_by.get(d) for d in DIMENSIONS},
         "llm_judge": "|".join(sorted({s["annotator"] for s in llm})) or None,
-        **{f"llm_{d}": _mean([s[d] for s in llm if s[d] is not None]) for d in DIMENSIONS},
+        **{f"llm_{d}": llm_by.get(d) for d in DIMENSIONS},
         "audit_supported": summary.get("SUPPORTED") if audit else None,
         "audit_contradicted": summary.get("CONTRADICTED") if audit else None,
         "audit_not_found": summary.get("NOT_FOUND") if audit else None,
@@ -167,7 +172,7 @@ def _line(r: dict[str, Any], latest: list[dict[str, Any]], audit: dict | None) -
     }
 
 
-def _replace_into(path: Path, write: Callable[[Path], None]) -> None:
+def _replace_into(path: Path, write: Callable[[Path], object]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
@@ -177,7 +182,7 @@ def _replace_into(path: Path, write: Callable[[Path], None]) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def _write_table(rows: list[dict[str, Any]], columns: list[str], path: Path, fmt: str) -> None:
+def write_table(rows: list[dict[str, Any]], columns: list[str], path: Path, fmt: str) -> None:
     """CSV (header, RFC 4180 quoting) or Parquet via an in-memory DuckDB, typed columns."""
     import pandas as pd
 
@@ -211,7 +216,7 @@ def export_runs(ws: duckdb.DuckDBPyConnection, path: Path, fmt: str, filters: di
         _replace_into(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     else:
         rows = [_flat(r, by_run.get(r["id"], []), audits.get(r["id"])) for r in runs]
-        _write_table(rows, RUN_COLUMNS, path, fmt)
+        write_table(rows, RUN_COLUMNS, path, fmt)
     return len(runs)
 
 
@@ -244,7 +249,7 @@ def export_scores(
         text = redact.text("".join(dumps(r) + "\n" for r in rows))
         _replace_into(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     else:
-        _write_table(rows, SCORE_COLUMNS, path, fmt)
+        write_table(rows, SCORE_COLUMNS, path, fmt)
     return len(rows)
 
 
@@ -257,7 +262,7 @@ REPORT_COLUMNS = [
 
 def write_report(cells: list[dict[str, Any]], path: Path, fmt: str) -> None:
     """The accuracy table's cells (stats.tables.flatten) as CSV or Parquet."""
-    _write_table(cells, REPORT_COLUMNS, path, fmt)
+    write_table(cells, REPORT_COLUMNS, path, fmt)
 
 
 def write_view(

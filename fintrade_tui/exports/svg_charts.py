@@ -116,7 +116,8 @@ def panel(series: dict[str, Any], key: str) -> Panel | None:
 
     out = Panel(key, spec["title"], series["ticker"], plot=(left, top, right, bottom))
     for name, f, colour, dashed in spec["lines"]:
-        segments, current = [], []
+        segments: list[str] = []
+        current: list[str] = []
         for i, v in enumerate(values[f]):
             if v is None:
                 if current:

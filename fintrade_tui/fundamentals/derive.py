@@ -28,7 +28,7 @@ QUARTER_DAYS = (80, 100)  # a 13- or 14-week fiscal quarter
 
 
 def _days(start: Any, end: Any) -> int:
-    return (end - start).days + 1
+    return int((end - start).days) + 1
 
 
 class _Pool:
@@ -58,7 +58,7 @@ class _Pool:
         return d.iloc[0] if len(d) else None
 
 
-def quarterly_flow(pool: _Pool, concepts: list[str], form: str, end: date) -> dict | None:
+def quarterly_flow(pool: _Pool, concepts: list[str], form: str, end: date) -> dict[str, Any] | None:
     for concept in concepts:
         d = pool.durations(concept, end)
         if d.empty:
@@ -88,7 +88,7 @@ def quarterly_flow(pool: _Pool, concepts: list[str], form: str, end: date) -> di
     return None
 
 
-def _stock(pool: _Pool, concepts: list[str], when: date) -> dict | None:
+def _stock(pool: _Pool, concepts: list[str], when: date) -> dict[str, Any] | None:
     for concept in concepts:
         hit = pool.instant(concept, when)
         if hit:
@@ -96,7 +96,7 @@ def _stock(pool: _Pool, concepts: list[str], when: date) -> dict | None:
     return None
 
 
-def _debt(pool: _Pool, when: date) -> dict | None:
+def _debt(pool: _Pool, when: date) -> dict[str, Any] | None:
     """Total debt at `when` (see concepts.LONG_TERM_DEBT); `?` marks an optional part."""
     parts: list[tuple[str, tuple[float, str]]] = []
     for option in LONG_TERM_DEBT:
@@ -151,19 +151,19 @@ def derive(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(quarter_inputs, fundamentals) for every filing; facts must be company totals."""
     facts = facts.merge(filings[["accession", "filed"]], on="accession")
-    inputs: list[dict] = []
-    ratios: list[dict] = []
+    inputs: list[dict[str, Any]] = []
+    ratios: list[dict[str, Any]] = []
     for ticker, group in filings.sort_values("filed").groupby("ticker", sort=True):
         group = group.reset_index(drop=True)
         tf = facts[facts["ticker"] == ticker]
         shares = [_shares(tf, a) for a in group["accession"]]
         factors = split_factors(shares)
-        quarters: list[dict] = []
-        for i, f in group.iterrows():
+        quarters: list[dict[str, Any]] = []
+        for i, (_, f) in enumerate(group.iterrows()):
             pool = _Pool(tf[tf["filed"] <= f["filed"]], f["accession"])
             end = f["period_end"]
             fp = "Q4" if f["form"] == "10-K" else f["fiscal_period"]
-            vals: dict[str, dict | None] = {
+            vals: dict[str, dict[str, Any] | None] = {
                 k: quarterly_flow(pool, c, f["form"], end) for k, c in FLOWS.items()
             }
             if vals["dividends_paid"] is None and not _reports(
@@ -182,7 +182,7 @@ def derive(
                     "concepts": f"dei:{SHARES}@{f['accession']}",
                     "method": f"cover page x split factor {factors[i]:g}",
                 }
-            base = {
+            base: dict[str, Any] = {
                 "ticker": ticker,
                 "accession": f["accession"],
                 "fiscal_year": int(f["fiscal_year"]),
@@ -205,7 +205,7 @@ def derive(
     return pd.DataFrame(inputs), pd.DataFrame(ratios)
 
 
-def _ttm(quarters: list[dict], item: str) -> tuple[float, str] | None:
+def _ttm(quarters: list[dict[str, Any]], item: str) -> tuple[float, str] | None:
     """Trailing twelve months: a 10-K's annual value, else the last four quarters' sum."""
     last = quarters[-1]["vals"].get(item)
     if last and last.get("annual") is not None:
@@ -220,11 +220,17 @@ def _ttm(quarters: list[dict], item: str) -> tuple[float, str] | None:
 
 
 def _ratios(
-    base: dict, filed: date, vals: dict, quarters: list[dict], price_at: PriceLookup
-) -> list[dict]:
-    out: list[dict] = []
+    base: dict[str, Any],
+    filed: date,
+    vals: dict[str, Any],
+    quarters: list[dict[str, Any]],
+    price_at: PriceLookup,
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
 
-    def put(name: str, num: str, den: str, value: float | None, extra: dict | None = None) -> None:
+    def put(
+        name: str, num: str, den: str, value: float | None, extra: dict[str, Any] | None = None
+    ) -> None:
         if value is None:
             return
         used = " / ".join(vals[k]["concepts"] for k in (num, den) if vals.get(k))
@@ -267,7 +273,7 @@ def _ratios(
         return out
     price_date, close = px
     mcap = close * sh["value"]
-    stamp = {
+    stamp: dict[str, Any] = {
         "price_date": price_date,
         "note": f"market cap = close {close:.4g} x shares {sh['value']:.6g}",
     }

@@ -25,6 +25,8 @@ own quarter; the earlier ones are the comparatives it restates, which polygon do
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -125,7 +127,7 @@ def _polygon(polygon: pd.DataFrame, s: pd.DataFrame) -> tuple[pd.DataFrame, pd.D
 
 
 def _findings(
-    check: str, rows: pd.DataFrame, source: str, item: str | pd.Series, **cols
+    check: str, rows: pd.DataFrame, source: str, item: str | pd.Series, **cols: Any
 ) -> pd.DataFrame:
     """Finding rows for `rows` (period_end, available_date, file, line taken from them)."""
     n = len(rows)
@@ -300,7 +302,7 @@ def _annual_targets(annual: pd.DataFrame, years: pd.DataFrame) -> pd.DataFrame:
     if len(a) and len(fy):  # polygon only for a year-end the filings do not give
         near = fy.reset_index().merge(a[["ticker", "period_end", "item"]], on=["ticker", "item"])
         days = (pd.to_datetime(near["period_end_x"]) - pd.to_datetime(near["period_end_y"])).dt.days
-        fy = fy.drop(index=near.loc[days.abs() <= YEAR_END_DAYS, "index"].unique())
+        fy = fy.drop(index=near.loc[days.abs() <= YEAR_END_DAYS, "index"].unique().tolist())
     t = pd.concat([x for x in (a, fy) if len(x)], ignore_index=True) if len(a) + len(fy) else a
     t = t.drop_duplicates(["ticker", "period_end", "item", "source"])
     return t.assign(value=t["value"].astype(float), end=pd.to_datetime(t["period_end"]))

@@ -18,6 +18,8 @@ other sources disagreed with it or with its inputs.
 
 from __future__ import annotations
 
+from typing import Any
+
 import duckdb
 import pandas as pd
 
@@ -162,7 +164,7 @@ def contested(fund: pd.DataFrame, recon: pd.DataFrame, pairs: pd.DataFrame) -> p
         notes.setdefault(row, []).append(f"{other} {value:.4g}")
     if not recon.empty:
         bad = recon[recon["status"] == "conflict"]
-        by_key: dict[tuple, list[str]] = {}
+        by_key: dict[tuple[Any, ...], list[str]] = {}
         for t, end, item, sa, va, sb, vb in bad[RECON_COLUMNS].itertuples(index=False):
             for mine, theirs, v in ((sa, sb, vb), (sb, sa, va)):
                 by_key.setdefault((t, end, item, mine), []).append(f"{item}: {theirs} {v:,.0f}")

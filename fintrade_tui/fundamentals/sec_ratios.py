@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -50,7 +50,8 @@ def _polygon_by_filing(polygon: pd.DataFrame) -> dict[tuple[str, date], dict[str
     out: dict[tuple[str, date], dict[str, Any]] = {}
     if polygon.empty:
         return out
-    for ticker, g in polygon.sort_values("filing_date").groupby("ticker"):
+    for key, g in polygon.sort_values("filing_date").groupby("ticker"):
+        ticker = cast(str, key)
         shares = [None if pd.isna(s) else s for s in g["shares_outstanding"]]
         factors = split_factors(shares)
         quarters: dict[tuple[int, int], float] = {}
@@ -108,9 +109,11 @@ def sec_ratios(
     flags = _flags(findings if findings is not None else pd.DataFrame())
     out: list[dict[str, Any]] = []
     clean = sec.drop_duplicates(["ticker", "period_end"], keep="first")
-    for ticker, g in clean.sort_values("period_end").groupby("ticker", sort=True):
-        rows = [
-            {k: (None if pd.isna(v) else v) for k, v in r.items()} for r in g.to_dict("records")
+    for key, g in clean.sort_values("period_end").groupby("ticker", sort=True):
+        ticker = cast(str, key)
+        rows: list[dict[str, Any]] = [
+            {str(k): (None if pd.isna(v) else v) for k, v in r.items()}
+            for r in g.to_dict("records")
         ]
         for i, r in enumerate(rows):
             out += _quarter(ticker, r, _ttm(rows, i), poly, price_at, label_of, flags)

@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 from datetime import date, timedelta
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 
 from fintrade_tui.errors import UserError
 from fintrade_tui.fundamentals.concepts import PRECOMPUTED_COLUMNS
-from fintrade_tui.fundamentals.derive import split_factors
+from fintrade_tui.fundamentals.derive import PriceLookup, split_factors
 
 MATCH_DAYS = 7  # a vendor value dated the first trading day after the fiscal period end
 
@@ -34,7 +35,7 @@ def precomputed(bundle: Path, filings: pd.DataFrame, lag_days: int) -> pd.DataFr
         ticker = path.name.split("-")[0].upper()
         cols = ["Date", *PRECOMPUTED_COLUMNS]
         try:
-            df = pd.read_csv(path, usecols=lambda c, keep=cols: c in keep)
+            df = pd.read_csv(path, usecols=cols.__contains__)
         except Exception as exc:
             raise UserError(
                 str(path), f"cannot be read ({type(exc).__name__})", "restore it"
@@ -110,11 +111,11 @@ def fourth_quarter(
 ) -> float | None:
     """A flow's fourth quarter from polygon's "FY" value: the year minus its first three
     quarters ((year, quarter) -> value), or None when one of them is missing."""
-    first = [quarters.get((year, q)) for q in (1, 2, 3)]
-    return None if any(v is None for v in first) else annual - sum(first)
+    first = [v for q in (1, 2, 3) if (v := quarters.get((year, q))) is not None]
+    return None if len(first) < 3 else annual - sum(first)
 
 
-def polygon_ratios(raw: pd.DataFrame, price_at) -> pd.DataFrame:
+def polygon_ratios(raw: pd.DataFrame, price_at: PriceLookup) -> pd.DataFrame:
     """Earnings/Price from polygon: trailing-12-month net income / (close x shares) at filing.
 
     Quarterly net income comes from `Qn YYYY` rows; an `FY YYYY` row is the annual value, so
@@ -122,7 +123,8 @@ def polygon_ratios(raw: pd.DataFrame, price_at) -> pd.DataFrame:
     the missing fourth quarter is FY minus Q1-Q3 of the same year.
     """
     rows = []
-    for ticker, g in raw.sort_values("filing_date").groupby("ticker"):
+    for key, g in raw.sort_values("filing_date").groupby("ticker"):
+        ticker = cast(str, key)
         quarters: dict[tuple[int, int], float] = {}
         # share counts before a split are brought to the price series' (split-adjusted) basis
         g = g.assign(
@@ -130,8 +132,8 @@ def polygon_ratios(raw: pd.DataFrame, price_at) -> pd.DataFrame:
         )
         for _, it in g.iterrows():
             try:
-                kind, year = str(it["period"]).split()
-                year = int(year)
+                kind, year_text = str(it["period"]).split()
+                year = int(year_text)
             except ValueError:
                 continue
             ni = it["net_income"]
@@ -146,8 +148,8 @@ def polygon_ratios(raw: pd.DataFrame, price_at) -> pd.DataFrame:
                 q = int(kind[1:])
                 quarters[(year, q)] = ni
                 keys = [(year - (1 if q - k <= 0 else 0), (q - k - 1) % 4 + 1) for k in range(4)]
-                got = [quarters.get(k) for k in keys]
-                if any(x is None for x in got):
+                got = [x for k in keys if (x := quarters.get(k)) is not None]
+                if len(got) < len(keys):
                     continue
                 ttm, how = sum(got), "sum of last 4 quarters"
             else:

@@ -22,6 +22,7 @@ from fintrade_tui.imports.record import ExternalRun, Judgment
 
 FORMAT = "jsonl"
 REQUIRED = ("question_id", "model", "answer")
+_TEXT: tuple[str, ...]
 _TEXT = ("question", "variant", "reference_answer", "prompt", "note", "company", "ticker")
 _TEXT += ("as_of", "category", "benchmark", "error", "run_id", "annotator", "label")
 _KNOWN = {*REQUIRED, *_TEXT, "condition", "evidence", "tokens_in", "tokens_out", "latency_s"}
@@ -105,7 +106,7 @@ def _judgment(j: dict[str, Any], where: str) -> Judgment:
         note=as_text(j.get("note")),
         kind=str(j.get("kind") or "human"),
         created_at=_when(j.get("created_at"), where, "created_at"),
-        detail=j.get("detail") if isinstance(j.get("detail"), dict) else {},
+        detail=detail if isinstance(detail := j.get("detail"), dict) else {},
     )
 
 
@@ -130,7 +131,8 @@ def parse(obj: dict[str, Any], where: str, locator: str, default_annotator: str)
                 note=text["note"],
             ),
         )
-    extra = obj.get("extra") if isinstance(obj.get("extra"), dict) else {}
+    given_extra = obj.get("extra")
+    extra: dict[str, Any] = given_extra if isinstance(given_extra, dict) else {}
     extra = {**extra, **{k: v for k, v in obj.items() if k not in _KNOWN}}
     status = str(obj.get("status") or "completed")
     return ExternalRun(

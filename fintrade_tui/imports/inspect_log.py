@@ -114,9 +114,11 @@ def _zip_parts(path: Path, api: Any) -> Iterator[tuple[str, dict, Any, bool]]:
                 tid = typed.get(sid, sid)
                 order = (int(epoch), sid.zfill(20) if isinstance(tid, int) else sid)
                 members.append((order, tid, int(epoch), info))  # inspect's sort_samples order
-        for _, sid, epoch, info in sorted(members, key=lambda m: m[0]):
-            where = f"{path} sample {sid} epoch {epoch}"
-            sample = _via_inspect(api, "read_eval_log_sample", str(path), sid, epoch, **_ARGS)
+        for _, sample_id, epoch_no, info in sorted(members, key=lambda m: m[0]):
+            where = f"{path} sample {sample_id} epoch {epoch_no}"
+            sample = _via_inspect(
+                api, "read_eval_log_sample", str(path), sample_id, epoch_no, **_ARGS
+            )
             if sample is not None:
                 yield where, header, sample, False
             else:

@@ -61,7 +61,8 @@ def log_context(where: str, header: dict) -> dict[str, Any]:
 
 def sample_run(ctx: dict[str, Any], s: dict, where: str, n: int, bad_utf8: bool) -> ExternalRun:
     """One sample (a dict as inspect logs it) and epoch; `n` counts samples from 1."""
-    output = s.get("output") if isinstance(s.get("output"), dict) else {}
+    given_output = s.get("output")
+    output: dict[str, Any] = given_output if isinstance(given_output, dict) else {}
     if not output and not s.get("messages") and not s.get("error"):
         raise UserError(where, "the sample has no output, messages or error", _INCOMPLETE)
     att = s.get("attachments") or {}
@@ -69,7 +70,8 @@ def sample_run(ctx: dict[str, Any], s: dict, where: str, n: int, bad_utf8: bool)
     answer = _answer(s, output, att, warnings)
     inp = s.get("input")
     question, prompt = _question(inp, att)
-    meta = s.get("metadata") if isinstance(s.get("metadata"), dict) else {}
+    given_meta = s.get("metadata")
+    meta: dict[str, Any] = given_meta if isinstance(given_meta, dict) else {}
     sid, epoch = s.get("id"), int_or_none(s.get("epoch")) or 1
     qid = meta.get("question_id") or meta.get("id") or sid or f"{ctx['task']}#{n}"
     target = s.get("target")
@@ -112,7 +114,13 @@ def sample_run(ctx: dict[str, Any], s: dict, where: str, n: int, bad_utf8: bool)
         judgments=_judgments(ctx, s),
         benchmark=ctx["task"],
         extra={**ctx["extra"], **compact(extra)},
-        **{k if k != "condition" else "condition_label": _str(meta.get(k)) for k in META},
+        # META's keys, "condition" as condition_label
+        condition_label=_str(meta.get("condition")),
+        variant=_str(meta.get("variant")),
+        ticker=_str(meta.get("ticker")),
+        company=_str(meta.get("company")),
+        as_of=_str(meta.get("as_of")),
+        category=_str(meta.get("category")),
     )
     if bad_utf8 and _has_replacement(run):
         warnings.append(_REPLACED)

@@ -23,6 +23,7 @@ from fintrade_tui.imports.common import loads, open_bytes
 FIX_RUN = "re-run lm_eval with --log_samples, or import the samples file as lm-eval wrote it"
 # lm-eval's own order for naming a model from model_args (peft/delta come with pretrained)
 _MODEL_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")
+_TASK_KEYS: tuple[str, ...]
 _TASK_KEYS = ("output_type", "doc_to_text", "doc_to_target", "doc_to_choice", "num_fewshot")
 _TASK_KEYS += ("dataset_path", "dataset_name", "test_split", "metric_list", "generation_kwargs")
 
@@ -88,8 +89,10 @@ def find_context(path: Path, task: str, date: str | None) -> TaskContext:
 
 def task_context(results: Path, doc: dict[str, Any], key: str) -> TaskContext:
     """Task `key` as the results file `doc` (read from `results`) describes it."""
-    configs = doc.get("configs") if isinstance(doc.get("configs"), dict) else {}
-    task_config = configs.get(key) if isinstance(configs.get(key), dict) else {}
+    given_configs = doc.get("configs")
+    configs: dict[str, Any] = given_configs if isinstance(given_configs, dict) else {}
+    given_task = configs.get(key)
+    task_config: dict[str, Any] = given_task if isinstance(given_task, dict) else {}
     extra: dict[str, Any] = {"results_file": results.name, "task": key}
     for k in ("lm_eval_version", "git_hash", "model_source", "model_name", "task_hashes"):
         if doc.get(k) not in (None, "", {}):
@@ -137,7 +140,8 @@ def _task_key(doc: Any, task: str) -> str | None:
 
 
 def _model(doc: dict[str, Any]) -> str:
-    config = doc.get("config") if isinstance(doc.get("config"), dict) else {}
+    given = doc.get("config")
+    config: dict[str, Any] = given if isinstance(given, dict) else {}
     args = config.get("model_args")
     if isinstance(args, dict):
         for key in _MODEL_KEYS:

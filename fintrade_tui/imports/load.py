@@ -61,7 +61,7 @@ def map_condition(label: str | None) -> str:
 def content_hash(r: ExternalRun, condition: str) -> str:
     """What makes two runs the same run: question, model, condition, variant, prompt, answer
     and, for a repeat (inspect's epoch 2, 3...), which repeat it is."""
-    key = [r.question_id, r.model, condition, r.variant, r.prompt, r.answer]
+    key: list[str | int | None] = [r.question_id, r.model, condition, r.variant, r.prompt, r.answer]
     if (r.attempt or 1) > 1:
         key.append(r.attempt)
     return hashlib.sha256(json.dumps(key, ensure_ascii=False).encode()).hexdigest()
@@ -149,7 +149,10 @@ def _score(j: Judgment, run_id: str, where: str, provenance: dict[str, Any]) -> 
         label=j.label,
         detail=detail,
         created_at=j.created_at,
-        **{d: j.scores.get(d) for d in ("accuracy", "completeness", "relevance", "clarity")},
+        accuracy=j.scores.get("accuracy"),
+        completeness=j.scores.get("completeness"),
+        relevance=j.scores.get("relevance"),
+        clarity=j.scores.get("clarity"),
     )
 
 
@@ -335,7 +338,9 @@ def write(ws: duckdb.DuckDBPyConnection, plan: ImportPlan) -> None:
     runs = RunStore(ws)
     ScoreStore(ws)  # the scores table exists before the transaction starts
     with runs.transaction() as cur:
-        (now,) = cur.execute("SELECT now()::TIMESTAMP").fetchone()  # the transaction's start
+        row = cur.execute("SELECT now()::TIMESTAMP").fetchone()  # the transaction's start
+        assert row is not None  # a SELECT without FROM returns one row
+        (now,) = row
         insert_questions(cur, plan.questions)
         insert_runs(cur, [r | {"imported_at": now} for r in plan.runs])
         append_scores(cur, plan.scores)

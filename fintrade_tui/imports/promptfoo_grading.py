@@ -42,7 +42,7 @@ def judgments(grading: Any, where: str) -> list[Judgment]:
         out.append(_verdict("assert", grading, grading.get("reason"), detail, rules))
     elif rules:  # the rating overrides the top level: the rules' own verdict, as the viewer
         scores = [c["score"] for c in rules if isinstance(c.get("score"), int | float)]
-        own = {"pass": all(c.get("pass") for c in rules)}
+        own: dict[str, Any] = {"pass": all(c.get("pass") for c in rules)}
         own["score"] = sum(scores) / len(scores) if scores else None
         failed = [str(c["reason"]) for c in rules if not c.get("pass") and c.get("reason")]
         note = "; ".join(failed) or "All assertions passed"

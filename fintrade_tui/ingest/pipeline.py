@@ -27,9 +27,13 @@ class Reporter(Protocol):
     def start(self, label: str, total: int | None) -> Callable[[int], None]: ...
 
 
+def _no_tick(n: int = 1) -> None:
+    """A progress tick nobody shows."""
+
+
 class _Silent:
     def start(self, label: str, total: int | None) -> Callable[[int], None]:
-        return lambda n=1: None
+        return _no_tick
 
 
 @dataclass
@@ -194,6 +198,7 @@ def run_ingest(cfg: Config, report: Reporter | None = None, strict: bool = False
             (SELECT count(*) FROM price_rows), (SELECT count(*) FROM prices),
             (SELECT count(*) FROM filings), (SELECT count(*) FROM facts),
             (SELECT count(*) FROM fundamentals)""").fetchone()
+    assert counts is not None  # a SELECT without FROM returns one row
     (
         summary.tickers,
         summary.price_rows,

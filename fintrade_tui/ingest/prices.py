@@ -117,8 +117,8 @@ def agreement(a: pd.DataFrame, b: pd.DataFrame, tol: float) -> tuple[float, int]
 
 
 def _returns(pf: PriceFile) -> pd.Series:
-    s = pd.Series(pf.frame["close"].to_numpy(), index=pf.frame["date"])
-    return np.log(s).diff().dropna()
+    s = pd.Series(np.log(pf.frame["close"].to_numpy()), index=pf.frame["date"])
+    return s.diff().dropna()
 
 
 def _same_series(a: PriceFile, b: PriceFile, tol: float, min_agree: float) -> bool:

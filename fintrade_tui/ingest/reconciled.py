@@ -9,7 +9,8 @@ reconciled, which gives the source ranks snapshots use and the `contested` notes
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import date
+from typing import Any, cast
 
 import duckdb
 import pandas as pd
@@ -74,8 +75,10 @@ def polygon_period_ends(fund: pd.DataFrame, calendar: FiscalCalendar) -> pd.Seri
     ends = fund["period_end"].copy()
     todo = fund.index[(fund["source"] == "polygon") & fund["period_end"].isna()]
     for i in todo:
-        t, fy, fp = fund.at[i, "ticker"], fund.at[i, "fiscal_year"], fund.at[i, "fiscal_period"]
-        end = calendar.reported_end(t, fund.at[i, "available_from"])
+        # the cells' types as the columns hold them (pandas types `.at` as any scalar)
+        t = cast(str, fund.at[i, "ticker"])
+        fy, fp = cast(float, fund.at[i, "fiscal_year"]), fund.at[i, "fiscal_period"]
+        end = calendar.reported_end(t, cast(date, fund.at[i, "available_from"]))
         if end is None and pd.notna(fy) and str(fp)[1:].isdigit():
             end = calendar.vendor_label_end(t, int(fy), int(str(fp)[1:]))
         if end is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from datetime import date
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 
@@ -85,7 +86,7 @@ def membership(bundle: Path) -> pd.DataFrame:
             d = date.fromisoformat(row["date"].strip())
         except ValueError:
             raise UserError(
-                f"{ref / 'nasdaq100_component_changes.csv'} row {i + 2}",
+                f"{ref / 'nasdaq100_component_changes.csv'} row {cast(int, i) + 2}",
                 f"unparseable date {row['date']!r}",
                 "use YYYY-MM-DD",
             ) from None

@@ -118,7 +118,8 @@ Progress = Callable[[int, int, str], None]
 def measure_judge(cfg: Config, items: list[Labelled], judge: str | None, set_name: str,
                   progress: Progress | None = None) -> Agreement:  # fmt: skip
     """The LLM judge over `items`, one at a time, against people's verdicts."""
-    from fintrade_tui.judging.judge import JudgeInput, judge_model, judge_run
+    from fintrade_tui.judging.asking import judge_model
+    from fintrade_tui.judging.judge import JudgeInput, judge_run
 
     model = judge_model(cfg, judge)
     said: list[bool | None] = []

@@ -62,7 +62,7 @@ class Extracted:
 async def extract(cfg: Config, model: Model, question: str, answer: str) -> Extracted:
     """The answer's conclusion as the model copies it (kind "none" with the error when the
     model's reply is no valid JSON after the configured retries)."""
-    from fintrade_tui.judging.judge import load_json, response_format
+    from fintrade_tui.judging.asking import load_json, response_format
 
     messages = [
         {"role": "system", "content": SYSTEM},

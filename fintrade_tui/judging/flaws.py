@@ -101,9 +101,9 @@ def named_periods(text: str) -> list[tuple[str, int, date, date, str]]:
     years, FY/fiscal years — as (phrase, offset, first day, last day, kind), in text order;
     relative phrases ("the past 3 months") are left out: they follow the as-of date."""
     # the question parser's own phrase table: one grammar of dates for questions and answers
-    from fintrade_tui.questions.timephrases import _candidates
+    from fintrade_tui.questions.timephrases import phrase_matches
 
-    found = [c for c in _candidates(text, date.max, None) if c.window is None]
+    found = [c for c in phrase_matches(text, date.max, None) if c.window is None]
     found.sort(key=lambda c: c.span[0])
     out = []
     for c in found:
@@ -300,7 +300,12 @@ async def llm_flags(
 ) -> tuple[list[Flag], str | None]:
     """unsupported_claims and inconsistent_conclusion from one validated model call:
     (flags, None), or ([], the error) when the model never gave valid output."""
-    from fintrade_tui.judging.judge import _ask_valid, _messages, judge_model, load_json
+    from fintrade_tui.judging.asking import (
+        ask_until_valid,
+        chat_messages,
+        judge_model,
+        load_json,
+    )
     from fintrade_tui.runs.prompts import defang
 
     values = {
@@ -310,10 +315,10 @@ async def llm_flags(
         "answer": defang(_answer(run) or "(empty answer)", "answer"),
     }
     model = judge_model(cfg, model)
-    parsed, _raws, error, _ = await _ask_valid(
+    parsed, _raws, error, _ = await ask_until_valid(
         cfg,
         model,
-        _messages(SYSTEM, USER, values),
+        chat_messages(SYSTEM, USER, values),
         _schema(),
         lambda raw: _Screen.model_validate(load_json(raw)),
         cfg.judging.retries,

@@ -16,21 +16,20 @@ the values at as-of in place of the reference), named in the score's `detail.rub
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, conint
+from pydantic import BaseModel, ConfigDict, Field, conint
 
 from fintrade_tui.config import Config
+from fintrade_tui.judging.asking import ask_until_valid, chat_messages, judge_model, load_json
 from fintrade_tui.judging.common_evidence import CommonEvidence
 from fintrade_tui.judging.panel import REASON
-from fintrade_tui.models import llm
-from fintrade_tui.models.resolve import Model, resolve
+from fintrade_tui.models.resolve import Model
 from fintrade_tui.questions.indicators import canonical
-from fintrade_tui.runs.prompts import defang, fill_template
+from fintrade_tui.runs.prompts import defang
 from fintrade_tui.workspace.questions import Question
 from fintrade_tui.workspace.scores import DIMENSIONS, Score
 
@@ -95,19 +94,6 @@ def prompt_hash(protocol: str = "per_condition", rubric: str = "reference") -> s
     return hashlib.sha256(blob).hexdigest()[:12]
 
 
-def load_json(text: str) -> Any:
-    """The JSON object in a reply: code fences and text around it tolerated; raw newlines in
-    strings allowed (small models write them)."""
-    t = text.strip()
-    start, end = t.find("{"), t.rfind("}")
-    if start < 0 or end <= start:
-        raise ValueError("no JSON object in the reply")
-    try:
-        return json.loads(t[start : end + 1], strict=False)
-    except RecursionError:  # a reply nested thousands deep: invalid output, not a crash
-        raise ValueError("the reply's JSON is nested too deep") from None
-
-
 def golden_prf(used: list[str], golden: list[str]) -> dict[str, Any]:
     """Precision = |M_gen ∩ M_ref| / |M_gen|, recall = |∩| / |M_ref|, on canonical names."""
     mapped = {canonical(m) for m in used} - {None}
@@ -125,27 +111,6 @@ def golden_prf(used: list[str], golden: list[str]) -> dict[str, Any]:
         "recall": r,
         "f1": f1,
     }
-
-
-def judge_model(cfg: Config, judge: str | Model | None = None) -> Model:
-    """The judge resolved: a `Model` its call site resolved is used as is; a name (or the
-    configured judge) is resolved here."""
-    return judge if isinstance(judge, Model) else resolve(cfg, judge or cfg.judging.model)
-
-
-def response_format(m: Model, schema: dict, name: str) -> dict[str, Any]:
-    """A schema-constrained reply where the model honours one (judge, extraction), in the
-    shape its server reads (the model's `structured` setting)."""
-    if m.structured == "json_schema":
-        return {
-            "response_format": {
-                "type": "json_schema",
-                "json_schema": {"name": name, "schema": schema},
-            }
-        }
-    if m.structured == "json_object":
-        return {"response_format": {"type": "json_object", "schema": schema}}
-    return {}  # the prompt asks for JSON; validation decides
 
 
 @dataclass
@@ -211,48 +176,6 @@ def guarded(answer: str) -> str:
     )
 
 
-def _messages(system: str, user: str, values: dict[str, str]) -> list[dict[str, str]]:
-    return [
-        {"role": "system", "content": system.strip()},
-        {"role": "user", "content": fill_template(user, values).strip()},
-    ]
-
-
-async def _ask_valid(
-    cfg: Config,
-    judge: Model,
-    messages: list[dict],
-    schema: dict,
-    parse,
-    retries: int,
-    logprobs: bool = False,
-) -> tuple[Any, list[str], str | None, list | None]:
-    """Call the judge until `parse` accepts its reply: (parsed or None, raw replies, error,
-    the accepted reply's token logprobs when asked for and given)."""
-    call = judge.call().updated(**response_format(judge, schema, "judgement"), temperature=0.0)
-    if logprobs and judge.logprobs:  # token probabilities: expected scores
-        call = call.updated(logprobs=True, top_logprobs=10)
-    raws: list[str] = []
-    error = None
-    for _ in range(retries + 1):
-        try:
-            resp = await llm.complete(call, messages, cfg.runs.retries, cfg.runs.backoff)
-        except Exception as exc:  # the call itself failed: that is the judge's failure too
-            error = llm.error_text(exc, call)
-            continue
-        choice = resp.choices[0]
-        raw = choice.message.content or ""
-        raws.append(raw)
-        try:
-            parsed = parse(raw)
-        except (ValueError, ValidationError) as exc:
-            error = f"invalid judge output: {str(exc).splitlines()[0][:200]}"
-            continue
-        tokens = getattr(getattr(choice, "logprobs", None), "content", None)
-        return parsed, raws, None, tokens
-    return None, raws, error, None
-
-
 def judge_messages(
     cfg: Config, j: JudgeInput, judge: str | Model | None = None
 ) -> list[dict[str, str]]:
@@ -270,7 +193,7 @@ def judge_messages(
     else:
         t = yaml.safe_load(COMMON_TEMPLATES.read_text(encoding="utf-8"))
         v["evidence"] = j.common.text()  # defanged there, item by item
-    return _messages(t["system"], t["user"], v)
+    return chat_messages(t["system"], t["user"], v)
 
 
 async def judge_run(cfg: Config, j: JudgeInput, judge: str | Model | None = None) -> Score:
@@ -278,7 +201,7 @@ async def judge_run(cfg: Config, j: JudgeInput, judge: str | Model | None = None
     m = judge_model(cfg, judge)
     judge = m.name
     messages = judge_messages(cfg, j, m)
-    parsed, raws, error, tokens = await _ask_valid(
+    parsed, raws, error, tokens = await ask_until_valid(
         cfg,
         m,
         messages,
@@ -359,9 +282,9 @@ async def panel_run(cfg: Config, j: JudgeInput, judge: str | Model | None = None
     judge = m.name
     t = templates()
     v = _values(j, _reference_budget(cfg, m))
-    messages = _messages(t["panel_system"], t["panel_user"], v)
+    messages = chat_messages(t["panel_system"], t["panel_user"], v)
     calls = [
-        _ask_valid(cfg, m, messages, PANEL_SCHEMA, parse_vote_with_reason, cfg.judging.retries)
+        ask_until_valid(cfg, m, messages, PANEL_SCHEMA, parse_vote_with_reason, cfg.judging.retries)
         for _ in range(cfg.judging.panel_size)
     ]
     results = [r[:3] for r in await asyncio.gather(*calls)]
@@ -394,8 +317,8 @@ def pair_judge(
         v = _values(JudgeInput({"id": x, "answer": ""}, question), _reference_budget(cfg, judge))
         v["a"] = defang(guarded(answers[x] or "(empty)"), "answer_a")
         v["b"] = defang(guarded(answers[y] or "(empty)"), "answer_b")
-        messages = _messages(t["pair_system"], t["pair_user"], v)
-        parsed, _, error, _ = await _ask_valid(
+        messages = chat_messages(t["pair_system"], t["pair_user"], v)
+        parsed, _, error, _ = await ask_until_valid(
             cfg, judge, messages, PAIR_SCHEMA, parse_pair, cfg.judging.retries
         )
         if parsed is None:

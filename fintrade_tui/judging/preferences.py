@@ -51,7 +51,8 @@ async def judge_missing(
 ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
     """Judge, in both orders, the pairs of `rows` (preferences) `judge` has no verdict on yet.
     Returns (verdicts saved, failures as {"pair", "error"}); one pair failing spares the rest."""
-    from fintrade_tui.judging.judge import judge_model, pair_judge, prompt_hash
+    from fintrade_tui.judging.asking import judge_model
+    from fintrade_tui.judging.judge import pair_judge, prompt_hash
     from fintrade_tui.judging.tournament import round_robin
     from fintrade_tui.workspace.questions import get_question
     from fintrade_tui.workspace.run_records import RunStore

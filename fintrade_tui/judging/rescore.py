@@ -228,7 +228,7 @@ def rescore_with_store(
     """`rescore` with the audit reading the market-data store when there is one."""
     from fintrade_tui.store.db import connect
 
-    more = {"on_progress": on_progress, "corrected": corrected, "reader": reader}
+    more: dict[str, Any] = {"on_progress": on_progress, "corrected": corrected, "reader": reader}
     if not cfg.store.exists():
         return rescore(cfg, ws, sel, mode, None, **more)
     with connect(cfg.store) as store:
@@ -283,8 +283,8 @@ def match_score(
     try:
         m = check_match(q, run.get("answer") or "", cfg, used)
     except UserError as exc:  # e.g. a malformed TAT-QA annotation: said, not scored
-        detail = {"mode": used, "verdict": NO_REFERENCE, "reason": str(exc).splitlines()[0]}
-        return Score(run["id"], MATCH_KIND, MATCHER, detail=detail | {"audit": report})
+        said = {"mode": used, "verdict": NO_REFERENCE, "reason": str(exc).splitlines()[0]}
+        return Score(run["id"], MATCH_KIND, MATCHER, detail=said | {"audit": report})
     label = label_of(m.verdict)
     detail: dict[str, Any] = {
         "mode": m.mode,

@@ -7,28 +7,22 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import duckdb
 
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
-from fintrade_tui.judging.judge import JudgeInput, judge_model, judge_run, panel_run
+from fintrade_tui.judging.asking import judge_model
+from fintrade_tui.judging.judge import JudgeInput, judge_run, panel_run
 from fintrade_tui.kill_points import stop_at
 from fintrade_tui.models.resolve import Model, local_string
-from fintrade_tui.stats.breakdown import run_fields
 from fintrade_tui.store.db import connect
 from fintrade_tui.workspace.questions import load_questions
 from fintrade_tui.workspace.run_records import COMPLETED, RunStore
-from fintrade_tui.workspace.scores import (
-    DIMENSIONS,
-    LABEL_RUBRIC,
-    PROTOCOLS,
-    ScoreStore,
-    credit,
-    mean_by_run,
-)
+from fintrade_tui.workspace.score_reader import mean_by_run
+from fintrade_tui.workspace.scores import DIMENSIONS, LABEL_RUBRIC, PROTOCOLS, ScoreStore
 
 
 def audit_run(cfg: Config, run: dict[str, Any], q: Any) -> dict[str, Any] | None:
@@ -176,10 +170,6 @@ def check_protocol(protocol: str, panel: bool = False) -> None:
         raise UserError("--panel", "has no common-evidence prompt", "drop --protocol common")
 
 
-SCORE_KINDS = ("llm", "human", "labels", "match")  # what `report --scores` can read
-CREDIT_KINDS = ("labels", "match")  # scored by a label's credit (0-1), not a 1-5 rubric
-
-
 def llm_judges(
     ws: duckdb.DuckDBPyConnection, protocol: str = "per_condition"
 ) -> list[dict[str, Any]]:
@@ -208,58 +198,6 @@ def _agreement_fields(found: dict[str, Any] | None) -> dict[str, Any] | None:
         return None
     keys = ("labelled_set", "n", "decided", "agreement", "kappa", "seconds_per_answer")
     return {k: found[k] for k in keys} | {"measured_at": str(found["measured_at"])}
-
-
-def score_rows(
-    ws: duckdb.DuckDBPyConnection,
-    kind: str = "llm",
-    dimension: str = "accuracy",
-    source: str | None = None,
-    protocol: str = "per_condition",
-    by: str = "category",
-    models: Mapping[str, Any] | None = None,
-    leave_out: set[str] | frozenset[str] = frozenset(),
-) -> list[dict[str, Any]]:
-    """One row per scored run for the accuracy table: model, condition, category, question,
-    score, and the judging `protocol` read (None for human scores, labels and matches). `kind`
-    llm or human: the latest ok 1-5 score of that kind (LLM scores of `protocol` only);
-    `labels`: correctness from the people's labels (1 correct, 0.5 partial, 0 incorrect or
-    refusal); `match`: the answer matcher's latest verdict (`judge --rescore`: 1 correct, 0
-    incorrect). Several annotators of one run are averaged. `source` keeps one question set;
-    `by` names what fills `category` (stats/breakdown.py: TAT-QA's answer type or scale, or
-    the look-ahead of the run's model, whose cutoffs `models` (the registry) gives).
-    `leave_out`: question ids whose runs are left out (e.g. those with disputed references)."""
-    store = ScoreStore(ws)
-    latest = store.latest(kind="human" if kind == "labels" else kind, protocol=protocol)
-    if not latest:
-        return []
-    runs = {r["id"]: r for r in RunStore(ws).list(status=COMPLETED, limit=1_000_000)}
-    qs = {q.id: q for q in load_questions(ws)}
-    look = _look_ahead(models or {}) if by == "cutoff" else None
-    by_run: dict[str, list[float]] = {}
-    for s in latest:
-        v = credit(s.get("label")) if kind in CREDIT_KINDS else s[dimension]
-        if v is not None:
-            by_run.setdefault(s["run_id"], []).append(v)
-    out = []
-    for rid, values in by_run.items():
-        if rid in runs and runs[rid]["question_id"] in leave_out:
-            continue
-        if (row := run_fields(rid, runs, qs, source, by, look)) is not None:
-            read = None if kind in ("human", *CREDIT_KINDS) else protocol
-            out.append(row | {"score": sum(values) / len(values), "protocol": read})
-    return out
-
-
-def _look_ahead(models: Mapping[str, Any]) -> Callable[[dict[str, Any], Any], str]:
-    """A run's look-ahead (models/cutoffs.py): its model's cutoff against the question's as-of
-    (the run's own as-of for a question no longer in the workspace)."""
-    from fintrade_tui.models.cutoffs import run_mark
-
-    def of(run: dict[str, Any], q: Any) -> str:
-        return run_mark(models, run, q)["look_ahead"]
-
-    return of
 
 
 def agreement_pairs(

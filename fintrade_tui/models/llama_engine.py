@@ -7,7 +7,8 @@ the weights and their tokens share every matrix pass. A new prompt starts from t
 prefix any slot already holds (the system prompt, question and instructions the conditions
 share): those cells are copied, not recomputed, which is what llama.cpp's KV cache allows.
 
-llama.cpp is imported when the first engine loads. Only the scheduler thread touches it.
+llama.cpp is imported when the first engine loads. Only the scheduler thread touches it. How a
+stream picks its tokens (`Sampling`, the sampler chain, logprobs) is in `llama_sampling.py`.
 """
 
 from __future__ import annotations
@@ -22,29 +23,16 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+from fintrade_tui.models.llama_sampling import Sampling, sampler_chain, token_logprobs
+
+if TYPE_CHECKING:
+    from llama_cpp.llama_types import ChatCompletionRequestMessage
 
 PARALLEL = 3  # streams decoded together; more wait for a free slot
 BATCH = 512  # prompt tokens read per step (with every generating stream's next token)
 _END = object()
-
-
-@dataclass(frozen=True)
-class Sampling:
-    """How one stream picks its tokens (OpenAI-style parameters, llama.cpp's defaults)."""
-
-    max_tokens: int = 512
-    temperature: float = 0.8
-    top_p: float = 0.95
-    top_k: int = 40
-    min_p: float = 0.05
-    repeat_penalty: float = 1.0
-    frequency_penalty: float = 0.0
-    presence_penalty: float = 0.0
-    seed: int | None = None
-    stop: tuple[str, ...] = ()
-    grammar: str | None = None  # GBNF text with a `root` rule
-    logprobs: int | None = None  # None: off; k: each token's logprob and its k likeliest rivals
 
 
 @dataclass
@@ -117,7 +105,8 @@ class Engine:
 
     def prompt_tokens(self, messages: list[dict]) -> list[int]:
         """The chat template of the GGUF applied and tokenized, as llama-cpp-python does."""
-        rendered = self._format(messages=messages)
+        # OpenAI-style message dicts: llama-cpp-python types them as TypedDicts
+        rendered = self._format(messages=cast("list[ChatCompletionRequestMessage]", messages))
         with self._tok_lock:
             return self._model.tokenize(
                 rendered.prompt.encode("utf-8"), add_bos=not rendered.added_special, special=True
@@ -127,15 +116,15 @@ class Engine:
 
     def _load(self) -> None:
         import llama_cpp
-        from llama_cpp import _internals, _logger
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
+        internals, binding_log = llama_cpp_internals()
         # llama.cpp's log lines would garble the terminal UI (its binding maps warnings to
         # ERROR, so only CRITICAL keeps them out); failures surface as exceptions instead
-        logging.getLogger(_logger.logger.name).setLevel(logging.CRITICAL)
+        binding_log.setLevel(logging.CRITICAL)
         llama_cpp.llama_backend_init()
         self._lib = llama_cpp
-        self._model = _internals.LlamaModel(
+        self._model = internals.LlamaModel(
             path_model=str(self.gguf), params=llama_cpp.llama_model_default_params(), verbose=False
         )
         p = llama_cpp.llama_context_default_params()
@@ -147,9 +136,9 @@ class Engine:
         self._cores = os.cpu_count() or 1
         p.n_threads = p.n_threads_batch = self._threads_now = self._cores
         p.no_perf = True
-        self._ctx = _internals.LlamaContext(model=self._model, params=p, verbose=False)
+        self._ctx = internals.LlamaContext(model=self._model, params=p, verbose=False)
         self._mem = llama_cpp.llama_get_memory(self._ctx.ctx)
-        self._batch = _internals.LlamaBatch(n_tokens=BATCH + self.parallel, embd=0, n_seq_max=1)
+        self._batch = internals.LlamaBatch(n_tokens=BATCH + self.parallel, embd=0, n_seq_max=1)
         self._tok_lock = threading.Lock()
         self._buf = ctypes.create_string_buffer(256)
         model = self._model
@@ -194,9 +183,9 @@ class Engine:
         for r in [r for r in self._waiting if r.cancel.is_set()]:
             self._waiting.remove(r)
             r.out.put(_END)
-        for r in self._busy:
-            if r is not None and r.cancel.is_set():
-                self._end(r, "cancelled")
+        for held in self._busy:
+            if held is not None and held.cancel.is_set():
+                self._end(held, "cancelled")
 
     def _admit(self) -> None:
         """Start reading the waiting prompt with the fewest tokens left to read once the longest
@@ -215,7 +204,8 @@ class Engine:
         return len(req.tokens) - max(_common(s, req.tokens) for s in self._slots)
 
     def _start(self, req: _Request) -> None:
-        req.sampler = self._sampler(req.sampling)  # first: a failure leaves the cache alone
+        # built first, so a failure leaves the cache alone
+        req.sampler = sampler_chain(self._lib, self._model.vocab, req.sampling)
         toks = req.tokens
         shared = [_common(s, toks) for s in self._slots]
         src = max(range(self.parallel), key=lambda i: shared[i])
@@ -241,10 +231,11 @@ class Engine:
         self._admit()
         lib, b = self._lib, self._batch.batch
         b.n_tokens = 0
-        decoding = [r for r in self._busy if r is not None and r.pending is not None]
+        # each generating stream with the token it sampled last (read before the decode)
+        decoding = [(r, r.pending) for r in self._busy if r is not None and r.pending is not None]
         rows: list[tuple[_Request, int]] = []
-        for r in decoding:
-            rows.append((r, _add(b, r.pending, r.n_past, r.slot, True)))
+        for r, token in decoding:
+            rows.append((r, _add(b, token, r.n_past, r.slot, True)))
         reading, chunk = self._reading, []
         if reading is not None:
             start = reading.n_past
@@ -264,14 +255,14 @@ class Engine:
             self._threads_now = threads
         if lib.llama_decode(self._ctx.ctx, b) != 0:
             # the KV pool is full: drop the prompts idle slots keep for reuse, then try again
-            for i, r in enumerate(self._busy):
-                if r is None:
+            for i, held in enumerate(self._busy):
+                if held is None:
                     lib.llama_memory_seq_rm(self._mem, i, -1, -1)
                     self._slots[i] = []
             if lib.llama_decode(self._ctx.ctx, b) != 0:
                 raise RuntimeError("llama.cpp could not fit the batch in its context")
-        for r in decoding:
-            self._slots[r.slot].append(r.pending)
+        for r, token in decoding:
+            self._slots[r.slot].append(token)
             r.n_past += 1
         if reading is not None:
             self._slots[reading.slot].extend(chunk)
@@ -287,7 +278,9 @@ class Engine:
             return self._end(r, "stop")
         r.generated += 1
         if r.sampling.logprobs is not None:
-            r.logprobs.append(self._logprobs(row, token, r.sampling.logprobs))
+            lib, vocab, ctx = self._lib, self._model.vocab, self._ctx.ctx
+            rivals = r.sampling.logprobs
+            r.logprobs.append(token_logprobs(lib, vocab, ctx, row, token, rivals, self._piece))
         r.text += r.decoder.decode(self._piece(token))
         stop = r.sampling.stop
         cut = min((r.text.find(s) for s in stop if s in r.text), default=-1)
@@ -302,26 +295,6 @@ class Engine:
         if r.generated >= r.sampling.max_tokens or r.n_past + 1 >= self.context_tokens:
             return self._end(r, "length")
         r.pending = token
-
-    def _logprobs(self, row: int, token: int, k: int) -> dict[str, Any]:
-        """OpenAI's entry for one token, from the model's raw distribution at that step (before
-        grammar and penalties: a caller renormalizes over the tokens it could have taken)."""
-        import numpy as np
-
-        n = self._lib.llama_vocab_n_tokens(self._model.vocab)
-        logits = np.ctypeslib.as_array(self._lib.llama_get_logits_ith(self._ctx.ctx, row), (n,))
-        peak = float(logits.max())
-        norm = peak + float(np.log(np.exp(logits - peak).sum()))
-        top = np.argpartition(logits, -k)[-k:] if k else np.array([], dtype=int)
-        top = top[np.argsort(-logits[top])]
-
-        def entry(t: int) -> dict[str, Any]:
-            return {
-                "token": self._piece(t).decode("utf-8", "replace"),
-                "logprob": float(logits[t]) - norm,
-            }
-
-        return entry(token) | {"top_logprobs": [entry(int(t)) for t in top]}
 
     def _piece(self, token: int) -> bytes:
         n = self._lib.llama_token_to_piece(self._model.vocab, token, self._buf, 256, 0, False)
@@ -350,31 +323,20 @@ class Engine:
         if r.slot >= 0 and self._busy[r.slot] is r:
             self._busy[r.slot] = None
 
-    def _sampler(self, s: Sampling) -> Any:
-        lib = self._lib
-        chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
 
-        def add(smpl: Any) -> None:
-            lib.llama_sampler_chain_add(chain, smpl)
+def llama_cpp_internals() -> tuple[Any, logging.Logger]:
+    """llama-cpp-python's private parts the engine needs: its `_internals` module and the logger
+    its C log callback checks (from its private `_logger`).
 
-        if s.grammar:
-            add(lib.llama_sampler_init_grammar(self._model.vocab, s.grammar.encode(), b"root"))
-        if (s.repeat_penalty, s.frequency_penalty, s.presence_penalty) != (1.0, 0.0, 0.0):
-            n_vocab = lib.llama_vocab_n_tokens(self._model.vocab)
-            add(
-                lib.llama_sampler_init_penalties(
-                    n_vocab, 64, s.repeat_penalty, s.frequency_penalty, s.presence_penalty
-                )
-            )
-        if s.temperature <= 0:
-            add(lib.llama_sampler_init_greedy())
-            return chain
-        add(lib.llama_sampler_init_top_k(s.top_k))
-        add(lib.llama_sampler_init_top_p(s.top_p, 1))
-        add(lib.llama_sampler_init_min_p(s.min_p, 1))
-        add(lib.llama_sampler_init_temp(s.temperature))
-        add(lib.llama_sampler_init_dist(lib.LLAMA_DEFAULT_SEED if s.seed is None else s.seed))
-        return chain
+    `_internals` holds LlamaModel, LlamaContext and LlamaBatch, the owning wrappers over the C
+    API (load, free, tokenize, read metadata) that its public `Llama` is built on. `Llama` gives
+    its context several sequences and a unified KV pool only for embeddings, and keeps the
+    context private; the public C API alone would mean rewriting those wrappers here. So they
+    are reached in this one place, read against the release pyproject.toml and
+    requirements-llama.lock pin (tests/unit/test_llama_engine.py loads a model through them)."""
+    import llama_cpp
+
+    return llama_cpp._internals, llama_cpp._logger.logger
 
 
 def _common(a: list[int], b: list[int]) -> int:

@@ -61,7 +61,9 @@ def register(
     _SPECS[name] = LocalSpec(path, context_tokens, threads)
 
 
-def _engine(model: str) -> Any:
+def shared_engine(model: str) -> Any:
+    """The one shared llama.cpp engine of `local/<name>` (its weights registered first when
+    the config names none: a packaged model)."""
     from fintrade_tui.models.llama_engine import engine
 
     name = model.split("/", 1)[-1]
@@ -88,7 +90,7 @@ _PASSED = (
 
 def sampling(optional_params: dict) -> Any:
     """OpenAI-style parameters as the engine's Sampling; a JSON schema becomes a grammar."""
-    from fintrade_tui.models.llama_engine import Sampling
+    from fintrade_tui.models.llama_sampling import Sampling
 
     p = {k: optional_params[k] for k in _PASSED if optional_params.get(k) is not None}
     if "max_completion_tokens" in optional_params and "max_tokens" not in p:
@@ -114,33 +116,44 @@ def generate(
     model: str, messages: list, optional_params: dict, stop: threading.Event | None = None
 ) -> Iterator[dict[str, Any]]:
     """Chunks of the shared engine's stream; the last one carries the usage."""
-    yield from _engine(model).stream(messages, sampling(optional_params), stop)
+    yield from shared_engine(model).stream(messages, sampling(optional_params), stop)
 
 
 def _make_provider() -> Any:
     from litellm import CustomLLM, ModelResponse
 
+    # litellm calls these four with keywords only (main.completion's handler_fn call); CustomLLM
+    # spells every parameter it passes, positionally, and each takes just the three it uses:
+    # mypy's [override] is litellm's base signature, not a call that could go wrong
     class LocalLLM(CustomLLM):
         """litellm's view of the local models: sync and async, streamed or whole."""
 
-        def streaming(self, model: str, messages: list, optional_params: dict, **_: Any):
+        def streaming(  # type: ignore[override]
+            self, model: str, messages: list, optional_params: dict, **_: Any
+        ) -> Iterator[dict[str, Any]]:
             for part in generate(model, messages, optional_params):
                 if "usage" in part:
                     yield stream_chunk("", True, part["finish"], part["usage"])
                 else:
                     yield stream_chunk(part["text"])
 
-        async def astreaming(self, model: str, messages: list, optional_params: dict, **_: Any):
+        async def astreaming(  # type: ignore[override]
+            self, model: str, messages: list, optional_params: dict, **_: Any
+        ) -> AsyncIterator[dict[str, Any]]:
             async for part in _agenerate(model, messages, optional_params):
                 if "usage" in part:
                     yield stream_chunk("", True, part["finish"], part["usage"])
                 else:
                     yield stream_chunk(part["text"])
 
-        def completion(self, model: str, messages: list, optional_params: dict, **_: Any):
+        def completion(  # type: ignore[override]
+            self, model: str, messages: list, optional_params: dict, **_: Any
+        ) -> Any:
             return _whole(model, list(generate(model, messages, optional_params)), ModelResponse)
 
-        async def acompletion(self, model: str, messages: list, optional_params: dict, **_: Any):
+        async def acompletion(  # type: ignore[override]
+            self, model: str, messages: list, optional_params: dict, **_: Any
+        ) -> Any:
             parts = [p async for p in _agenerate(model, messages, optional_params)]
             return _whole(model, parts, ModelResponse)
 

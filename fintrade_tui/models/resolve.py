@@ -149,7 +149,7 @@ class Model:
             from fintrade_tui.models import local
 
             self.call()  # registers the GGUF (verified before loading)
-            local._engine(self.spec.model)
+            local.shared_engine(self.spec.model)
 
     def prefill(self, messages: list[dict[str, str]]) -> int:
         """Have a local model read `messages` now (blocking until read), so a prompt that
@@ -157,10 +157,10 @@ class Model:
         if not self.local:
             return 0
         from fintrade_tui.models import local
-        from fintrade_tui.models.llama_engine import Sampling
+        from fintrade_tui.models.llama_sampling import Sampling
 
         self.call()
-        engine = local._engine(self.spec.model)
+        engine = local.shared_engine(self.spec.model)
         for _ in engine.stream(messages, Sampling(max_tokens=1, temperature=0.0)):
             pass
         return len(engine.prompt_tokens(messages))

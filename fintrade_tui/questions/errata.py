@@ -99,7 +99,9 @@ def read_errata(path: Path, fmt: str | None = None) -> list[dict[str, Any]]:
     for n, r in raw:
         if not isinstance(r, dict):
             raise UserError(f"{path}:{n}", "is not an object", "one object per line")
-        row = {k: ("" if r.get(k) is None else str(r.get(k))).strip() for k in FIELDS}
+        row: dict[str, Any] = {
+            k: ("" if r.get(k) is None else str(r.get(k))).strip() for k in FIELDS
+        }
         try:  # the time makes an import idempotent: the same dispute twice is one
             row["created_at"] = datetime.fromisoformat(row["at"])
         except ValueError:

@@ -278,11 +278,11 @@ def finar_tasks(con: duckdb.DuckDBPyConnection, ticker: str, fiscal_year: int) -
                 (now["value"], [now]),
                 (before["value"], [before]),
             )
-        truth = now_v > before_v if up else now_v < before_v
+        holds = now_v > before_v if up else now_v < before_v
         statement = template.format(p=fiscal_year - 1, y=fiscal_year)
         text = f"Based on {name}'s fiscal {fiscal_year} 10-K, true or false: {statement}."
         add(
-            "reasoning", key, text, str(truth), truth, now_f + before_f,
+            "reasoning", key, text, str(holds), holds, now_f + before_f,
             statement=statement, values={y: now_v, p: before_v},
         )  # fmt: skip
     return out

@@ -137,8 +137,8 @@ class FiscalCalendar:
                 "SELECT DISTINCT ticker, period_end, available_date FROM sec_pit_rows"
             ).fetchall():
                 c = out.setdefault(t, _Company())
-                rep = Report(avail, "sec_pit") if _plausible(end, avail) else None
-                c.ends[end] = _earlier(c.ends.get(end), rep)
+                pit = Report(avail, "sec_pit") if _plausible(end, avail) else None
+                c.ends[end] = _earlier(c.ends.get(end), pit)
                 c.filed.setdefault(avail, []).append(end)
         if "polygon_fundamentals" in have:
             for t, period, filed in self.con.execute(

@@ -27,22 +27,26 @@ anything, so callers never store half a file.
 
 from __future__ import annotations
 
-import bisect
 import csv
 import io
 import json
-import json.decoder
-import json.scanner
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 from fintrade_tui.errors import UserError
+from fintrade_tui.questions.question_files import (
+    at_line,
+    csv_records,
+    json_object_lines,
+    load_json_document,
+    read_question_text,
+)
 from fintrade_tui.questions.table_qa import TABLE_QA_FORMATS, TABLE_QA_READERS, detect_table_qa
-from fintrade_tui.workspace.questions import Question
+from fintrade_tui.workspace.questions import Question, json_default
 
 FORMATS = ("fintradebench", "jsonl", "secque", "finar", *TABLE_QA_FORMATS)
 FORMAT_FIX = "pass --format " + "|".join(FORMATS)
@@ -54,42 +58,6 @@ _STR_FIELDS = ("source", "category", "scope", "status", "coverage", "parent_id")
 _DATE_FIELDS = ("as_of", "window_start", "window_end")
 _LIST_FIELDS = ("tickers", "golden_raw", "golden", "reasons", "coverage_missing")
 _DICT_FIELDS = ("oracle", "extra")
-# the longest line a question file may have (a question with its excerpts is kilobytes); a
-# longer one (a 1 GB line, a binary file) is refused after reading this much, never whole
-LINE_CAP = 16 * 1024 * 1024
-_DEEP = "nested deeper than the JSON parser allows"
-
-
-def _at(path: Path, line: int) -> str:
-    return f"{path} line {line}"
-
-
-def _check_lines(path: Path, cap: int = LINE_CAP) -> None:
-    """A file with a line over `cap` bytes is a UserError, found reading `cap` bytes at most
-    at a time (a small file is not scanned)."""
-    if path.stat().st_size <= cap:
-        return
-    with path.open("rb") as f:
-        n = 0
-        while raw := f.readline(cap + 1):
-            n += 1
-            if len(raw) > cap and not raw.endswith(b"\n"):
-                mb = cap // (1024 * 1024)
-                problem = f"is longer than {mb} MB (no line break within it)"
-                raise UserError(_at(path, n), problem, "one question per line; is it text?")
-
-
-def _read_text(path: Path) -> str:
-    try:
-        _check_lines(path)
-        return path.read_text(encoding="utf-8-sig")  # spreadsheet exports often start with a BOM
-    except FileNotFoundError:
-        raise UserError(str(path), "file not found", "check the path") from None
-    except UnicodeDecodeError as exc:
-        line = exc.object[: exc.start].count(b"\n") + 1
-        raise UserError(_at(path, line), "is not UTF-8 text", "re-save it as UTF-8") from None
-    except OSError as exc:
-        raise UserError(str(path), f"cannot be read ({exc.strerror})", "check the path") from None
 
 
 def _string(obj: dict[str, Any], key: str, where: str, required: bool = False) -> str | None:
@@ -112,7 +80,7 @@ def _answer(v: Any) -> str | None:
 def _claim(seen: dict[str, int], qid: str, path: Path, line: int) -> None:
     if qid in seen:
         raise UserError(
-            _at(path, line),
+            at_line(path, line),
             f"duplicate id {qid} (first on line {seen[qid]})",
             "give every question its own id",
         )
@@ -124,24 +92,8 @@ def split_indicators(raw: str) -> list[str]:
     return [p.strip() for p in re.split(r"[|,]", raw) if p.strip()]
 
 
-def _csv_records(path: Path, text: str) -> list[tuple[int, list[str]]]:
-    """(start line, fields) per record; strict quoting so a stray quote is reported, not eaten."""
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    records, start = [], 1
-    try:
-        for row in reader:
-            if any(cell.strip() for cell in row):  # blank lines between records are not rows
-                records.append((start, row))
-            start = reader.line_num + 1
-    except csv.Error as exc:
-        raise UserError(
-            _at(path, start), f"is not valid CSV ({exc})", "check the quotes of that record"
-        ) from None
-    return records
-
-
 def _read_seed(path: Path, text: str) -> list[Question]:
-    records = _csv_records(path, text)
+    records = csv_records(path, text)
     if not records:
         return []
     header_line, header = records[0]
@@ -149,20 +101,20 @@ def _read_seed(path: Path, text: str) -> list[Question]:
     for col in SEED_REQUIRED:
         if col not in names:
             fix = "the header needs " + ", ".join(_SEED_COLUMNS)
-            raise UserError(_at(path, header_line), f"missing column {col}", fix)
-    col = {}
+            raise UserError(at_line(path, header_line), f"missing column {col}", fix)
+    index: dict[str, int] = {}
     for i, name in enumerate(names):
-        col.setdefault(name, i)
+        index.setdefault(name, i)
     questions: list[Question] = []
     seen: dict[str, int] = {}
     for line, row in records[1:]:
-        where = _at(path, line)
+        where = at_line(path, line)
         if len(row) != len(header):
             fix = "quote fields that contain commas or line breaks"
             raise UserError(where, f"has {len(row)} fields, the header {len(header)}", fix)
 
         def cell(name: str, row: list[str] = row) -> str:
-            return row[col[name]].strip() if name in col else ""
+            return row[index[name]].strip() if name in index else ""
 
         qid = cell("question_id")
         if not qid:
@@ -186,23 +138,6 @@ def _read_seed(path: Path, text: str) -> list[Question]:
             )
         )
     return questions
-
-
-def _json_lines(path: Path, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    # split on "\n" only: str.splitlines would also break on U+2028 inside JSON strings
-    for n, raw in enumerate(text.split("\n"), start=1):
-        if not raw.strip():
-            continue
-        try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            problem = f"is not valid JSON ({exc.msg} at column {exc.colno})"
-            raise UserError(_at(path, n), problem, "fix or remove that line") from None
-        except RecursionError:
-            raise UserError(_at(path, n), _DEEP, "flatten that line's JSON") from None
-        if not isinstance(obj, dict):
-            raise UserError(_at(path, n), "is not a JSON object", "write one {...} per line")
-        yield n, obj
 
 
 def _generic_question(obj: dict[str, Any], where: str) -> Question:
@@ -243,8 +178,8 @@ def _str_list(v: Any) -> bool:
 def _read_generic(path: Path, text: str) -> list[Question]:
     questions: list[Question] = []
     seen: dict[str, int] = {}
-    for line, obj in _json_lines(path, text):
-        q = _generic_question(obj, _at(path, line))
+    for line, obj in json_object_lines(path, text):
+        q = _generic_question(obj, at_line(path, line))
         _claim(seen, q.id, path, line)
         questions.append(q)
     return questions
@@ -253,8 +188,8 @@ def _read_generic(path: Path, text: str) -> list[Question]:
 def _read_secque(path: Path, text: str) -> list[Question]:
     questions: list[Question] = []
     seen: dict[str, int] = {}
-    for line, obj in _json_lines(path, text):
-        where = _at(path, line)
+    for line, obj in json_object_lines(path, text):
+        where = at_line(path, line)
         qid = "SECQUE-" + str(_string(obj, "QID", where, required=True)).strip()
         question = _string(obj, "Question", where, required=True)
         _claim(seen, qid, path, line)
@@ -274,42 +209,20 @@ def _read_secque(path: Path, text: str) -> list[Question]:
     return questions
 
 
-def _load_json(path: Path, text: str) -> tuple[Any, dict[int, int]]:
-    """Parse one JSON document and note the line each object starts on, for messages."""
-    starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    lines: dict[int, int] = {}
-
-    def parse_object(s_and_end: tuple[str, int], *args: Any) -> tuple[dict[str, Any], int]:
-        obj, end = json.decoder.JSONObject(s_and_end, *args)
-        lines[id(obj)] = bisect.bisect_right(starts, s_and_end[1] - 1)
-        return obj, end
-
-    decoder = json.JSONDecoder()
-    decoder.parse_object = parse_object  # type: ignore[assignment]
-    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # the C scanner skips the hook
-    try:
-        return decoder.decode(text), lines
-    except json.JSONDecodeError as exc:
-        problem = f"is not valid JSON ({exc.msg} at column {exc.colno})"
-        raise UserError(_at(path, exc.lineno), problem, "fix the syntax there") from None
-    except RecursionError:
-        raise UserError(str(path), _DEEP, "flatten the document") from None
-
-
 def _read_finar(path: Path, text: str) -> list[Question]:
-    doc, lines = _load_json(path, text)
+    doc, lines = load_json_document(path, text)
     questions: list[Question] = []
     seen: dict[str, int] = {}
     for block in doc if isinstance(doc, list) else [doc]:
         block_line = lines.get(id(block), 1)
         if not isinstance(block, dict) or not isinstance(block.get("instances"), list):
             fix = "write {company, table, instances: [{task, ground_truth, task_type}]}"
-            raise UserError(_at(path, block_line), 'needs an "instances" list', fix)
-        company = _string(block, "company", _at(path, block_line))
+            raise UserError(at_line(path, block_line), 'needs an "instances" list', fix)
+        company = _string(block, "company", at_line(path, block_line))
         shared = {k: v for k, v in block.items() if k != "instances"}
         for n, inst in enumerate(block["instances"], start=1):
             line = lines.get(id(inst), block_line)
-            where = _at(path, line)
+            where = at_line(path, line)
             if not isinstance(inst, dict):
                 raise UserError(where, f"instance {n} is not an object", "write {task, ...}")
             task = _string(inst, "task", where, required=True)
@@ -355,14 +268,14 @@ def _detect(path: Path, text: str) -> str:
         if {"question_id", "question"} <= {h.strip().lower() for h in header}:
             return "fintradebench"
     elif ext in (".jsonl", ".ndjson"):
-        first = next(_json_lines(path, text), None)
+        first = next(json_object_lines(path, text), None)
         keys = first[1].keys() if first else set()
         if "QID" in keys or "Question" in keys:
             return "secque"
         if "id" in keys or "text" in keys:
             return "jsonl"
     elif ext == ".json":
-        doc, _ = _load_json(path, text)
+        doc, _ = load_json_document(path, text)
         blocks = doc if isinstance(doc, list) else [doc]
         if blocks and all(isinstance(b, dict) and "instances" in b for b in blocks):
             return "finar"
@@ -373,14 +286,14 @@ def _detect(path: Path, text: str) -> str:
 
 def detect_format(path: Path) -> str:
     """The format of a question file, from its extension and first record."""
-    return _detect(path, _read_text(path))
+    return _detect(path, read_question_text(path))
 
 
 def read_questions(path: Path, fmt: str | None = None) -> list[Question]:
     """Every question in the file, or a UserError before anything is returned."""
     if fmt is not None and fmt not in FORMATS:
         raise UserError(str(path), f"unknown question format {fmt!r}", FORMAT_FIX)
-    text = _read_text(path)
+    text = read_question_text(path)
     if not text.strip():
         raise UserError(str(path), "no questions (the file is empty)", "pick the question file")
     questions = _READERS[fmt or _detect(path, text)](path, text)
@@ -389,15 +302,11 @@ def read_questions(path: Path, fmt: str | None = None) -> list[Question]:
     return questions
 
 
-def _iso(v: Any) -> Any:
-    if isinstance(v, date):
-        return v.isoformat()
-    raise TypeError(f"{type(v).__name__} is not JSON serialisable")
-
-
 def write_jsonl(questions: list[Question], path: Path) -> None:
     """The generic JSONL export: one `Question.to_dict()` per line, dates as ISO strings."""
-    lines = [json.dumps(q.to_dict(), ensure_ascii=False, default=_iso) + "\n" for q in questions]
+    lines = [
+        json.dumps(q.to_dict(), ensure_ascii=False, default=json_default) + "\n" for q in questions
+    ]
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")  # write then rename: no half-written export
     tmp.write_text("".join(lines), encoding="utf-8")

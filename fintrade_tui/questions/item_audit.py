@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fintrade_tui.workspace.audits import _COLUMNS, CRITERIA, PASSING, ItemAuditStore
+from fintrade_tui.workspace.audits import AUDIT_COLUMNS, CRITERIA, PASSING, ItemAuditStore
 
 if TYPE_CHECKING:  # the CLI imports CRITERIA for its options: no DuckDB on `--help`
     import duckdb
@@ -75,7 +75,7 @@ def failing(audits: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
 
 def audit_record(audit: dict[str, Any]) -> dict[str, Any]:
     """An audit as exported: its fields, which criteria fail, whether the item is Core."""
-    out = {k: audit[k] for k in _COLUMNS if k != "question_id"}
+    out = {k: audit[k] for k in AUDIT_COLUMNS if k != "question_id"}
     out["created_at"] = audit["created_at"].isoformat()
     return out | {"failed": failed(audit), "core": is_core(audit)}
 
@@ -85,15 +85,16 @@ def export_jsonl(
 ) -> int:
     """Write the audited questions (Core only, or all audited) as `questions export` rows plus
     an `audit` field; temp file then rename, so no half-written export. Returns the count."""
-    from fintrade_tui.questions.importers import _iso
-    from fintrade_tui.workspace.questions import load_questions
+    from fintrade_tui.workspace.questions import json_default, load_questions
 
     audits = ItemAuditStore(con, read_only=True).latest(annotator)
     keep = [q for q, a in audits.items() if is_core(a) or not core_only]
     items = load_questions(con, ids=keep) if keep else []
     lines = [
         json.dumps(
-            q.to_dict() | {"audit": audit_record(audits[q.id])}, ensure_ascii=False, default=_iso
+            q.to_dict() | {"audit": audit_record(audits[q.id])},
+            ensure_ascii=False,
+            default=json_default,
         )
         + "\n"
         for q in items

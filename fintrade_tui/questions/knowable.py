@@ -72,6 +72,7 @@ def _fiscal(
 ) -> None:
     latest: list[tuple[date, bool, FiscalPeriod]] = []
     for t in tickers:
+        named: list[tuple[int, int | None]]
         if ref.years_back:  # the last N fiscal years whose reports were out by the anchor
             last = calendar.latest_year(t, ref.as_of)
             named = [(y, None) for y in range(last - ref.years_back + 1, last + 1)]

@@ -77,12 +77,13 @@ def split_indicators(value: str | list[str] | None) -> list[str]:
 
 def parse_as_of(value: str | None) -> date | None:
     """ "2025-11-19" -> that day; blank -> None; anything else is one UserError."""
-    if not (value or "").strip():
+    text = (value or "").strip()
+    if not text:
         return None
     try:
-        return date.fromisoformat(value.strip())
+        return date.fromisoformat(text)
     except ValueError:
-        raise UserError(f"as-of {value.strip()!r}", "is not a date", "use YYYY-MM-DD") from None
+        raise UserError(f"as-of {text!r}", "is not a date", "use YYYY-MM-DD") from None
 
 
 def _data_start(con: duckdb.DuckDBPyConnection, tickers: list[str]) -> tuple[str, date] | None:
@@ -139,18 +140,21 @@ def check_inputs(
 def category_of(golden: list[str]) -> str:
     """F (fundamentals), T (trading), FT (both), as FinTradeBench names them; else `other`."""
     kinds = {KIND.get(g) for g in golden}
-    return {frozenset({"ratio"}): "F", frozenset({"signal"}): "T"}.get(
-        frozenset(kinds), "FT" if kinds >= {"ratio", "signal"} else "other"
-    )
+    single: dict[frozenset[str | None], str] = {
+        frozenset({"ratio"}): "F",
+        frozenset({"signal"}): "T",
+    }
+    return single.get(frozenset(kinds), "FT" if kinds >= {"ratio", "signal"} else "other")
 
 
 def next_id(ws: duckdb.DuckDBPyConnection) -> str:
     """The next id of the analyst's series: OWN-<one more than the largest>."""
-    (n,) = ws.execute(
+    row = ws.execute(
         "SELECT coalesce(max(try_cast(substr(id, ?) AS INT)), 0) FROM questions"
         " WHERE starts_with(id, ?)",
         [len(PREFIX) + 1, PREFIX],
     ).fetchone()
+    n = row[0] if row is not None else 0  # an aggregate gives its one row
     return f"{PREFIX}{int(n) + 1}"
 
 

@@ -81,7 +81,7 @@ def scale_seed(
     rng = random.Random(f"{rng_seed}:{seed.id}")
     dates = [d for d in quarter_ends(first, r.reference) if d != seed.as_of]
     if seed.scope == "market_scan":
-        candidates = [(None, d) for d in dates]
+        candidates: list[tuple[tuple[str, ...] | None, date]] = [(None, d) for d in dates]
     else:
         # fundamentals need a source with every golden ratio (filings or a vendor); signals
         # need prices. The coverage check below still screens each candidate at its date.
@@ -113,7 +113,7 @@ def scale_seed(
         first_day = as_of.replace(
             day=1, month=as_of.month - 2 if kind == "quarter" else as_of.month
         )
-        names = _new_names(r, seed, tickers) if tickers else {}
+        names: dict[int, str] = _new_names(r, seed, tickers) if tickers else {}
         text = rewrite_for(seed, names, describe(kind, as_of, first_day))
         ref = resolve_time(text, r.reference)
         if ref is None or ref.as_of != as_of:

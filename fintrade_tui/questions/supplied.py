@@ -91,7 +91,7 @@ def markdown_table(rows: list[list[str]]) -> str:
 def _table_qa(q: Question, document: dict[str, Any], filed: date | None) -> dict[str, Any]:
     gold = q.extra.get("gold_inds") or {}
     table_gold = any(k == "table" or k.startswith("table_") for k in gold)
-    base = {"source": q.source, "document": document}
+    base: dict[str, Any] = {"source": q.source, "document": document}
     base["available_from"] = filed.isoformat() if filed else None
     rows = q.extra["table_rows"]
     out: dict[str, dict[str, Any]] = {}

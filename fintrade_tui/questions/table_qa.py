@@ -30,7 +30,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from fintrade_tui.errors import UserError
 from fintrade_tui.workspace.questions import Question
@@ -65,7 +65,11 @@ def _where(path: Path, n: int, item: Any) -> str:
 
 def _need(ok: bool, where: str, problem: str, fmt: str) -> None:
     if not ok:
-        raise UserError(where, problem, _FIX[fmt])
+        _refuse(where, problem, fmt)
+
+
+def _refuse(where: str, problem: str, fmt: str) -> NoReturn:
+    raise UserError(where, problem, _FIX[fmt])
 
 
 def _rows(table: Any) -> list[list[str]] | None:
@@ -140,13 +144,14 @@ def read_finqa(path: Path, text: str) -> list[Question]:
     seen: set[str] = set()
     for where, item, ident in _entries(path, text, "finqa"):
         qa = item.get("qa")
-        _need(isinstance(qa, dict), where, 'needs a "qa" object', "finqa")
+        if not isinstance(qa, dict):
+            _refuse(where, 'needs a "qa" object', "finqa")
         question = qa.get("question")
-        _need(
-            isinstance(question, str) and bool(question.strip()), where, "no qa.question", "finqa"
-        )
+        if not (isinstance(question, str) and question.strip()):
+            _refuse(where, "no qa.question", "finqa")
         extra = _document(item, where, "finqa")
-        gold = qa.get("gold_inds") if isinstance(qa.get("gold_inds"), dict) else {}
+        gold_inds = qa.get("gold_inds")
+        gold: dict[str, Any] = gold_inds if isinstance(gold_inds, dict) else {}
         exe_ans, answer = qa.get("exe_ans"), qa.get("answer")
         extra |= {"published_id": ident, "gold_inds": gold, "program": qa.get("program")}
         if "program_re" in qa:
@@ -222,10 +227,11 @@ def read_convfinqa(path: Path, text: str) -> list[Question]:
     seen: set[str] = set()
     for where, item, ident in _entries(path, text, "convfinqa"):
         ann = item.get("annotation")
-        ok = isinstance(ann, dict) and isinstance(
-            ann.get("dialogue_break", ann.get("cur_dial")), list
-        )
-        _need(ok, where, 'needs "annotation" with a "dialogue_break" list', "convfinqa")
+        if not (
+            isinstance(ann, dict)
+            and isinstance(ann.get("dialogue_break", ann.get("cur_dial")), list)
+        ):
+            _refuse(where, 'needs "annotation" with a "dialogue_break" list', "convfinqa")
         document = _document(item, where, "convfinqa")
         turn_file = "turn_ind" in ann and "cur_dial" in ann
         conversation = ident

@@ -45,8 +45,8 @@ _RANK |= {"mid_year": 3, "ytd": 2, "year": 1}
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _ORD = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _ORD |= {"last": 4, "final": 4, "1": 1, "2": 2}
-_WORDS = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
-_WORDS += ("eleven", "twelve")
+_WORDS: tuple[str, ...] = ("one", "two", "three", "four", "five", "six", "seven", "eight")
+_WORDS += ("nine", "ten", "eleven", "twelve")
 
 _MON = (
     r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
@@ -254,7 +254,9 @@ _REL_RX = [(kind, rank, re.compile(src, re.I), b) for kind, rank, src, b in _REL
 
 
 @dataclass(frozen=True)
-class _Cand:
+class Phrase:
+    """One time phrase found in a text: where, what kind, and the dates or window it names."""
+
     span: tuple[int, int]
     kind: str
     rank: int
@@ -266,8 +268,9 @@ class _Cand:
     years_back: int | None = None  # "the last three fiscal years"
 
 
-def _candidates(text: str, reference: date, fqe: FiscalQuarterEnd | None) -> list[_Cand]:
-    out: list[_Cand] = []
+def phrase_matches(text: str, reference: date, fqe: FiscalQuarterEnd | None) -> list[Phrase]:
+    """Every time phrase in `text`; of overlapping ones the longest, then most specific, wins."""
+    out: list[Phrase] = []
     for rx, build in _ABS_RX:
         for m in rx.finditer(text):
             if (b := build(m, fqe)) is not None:
@@ -275,15 +278,15 @@ def _candidates(text: str, reference: date, fqe: FiscalQuarterEnd | None) -> lis
                 # a period still running at the reference ends there; a future one stays whole
                 end = min(end, reference) if start <= reference else end
                 named = periods[0] if periods else ()
-                out.append(_Cand(m.span(), kind, _RANK[kind], start, end, fiscal, None, named))
+                out.append(Phrase(m.span(), kind, _RANK[kind], start, end, fiscal, None, named))
     for kind, rank, rx, make in _REL_RX:
         for m in rx.finditer(text):
             if (w := make(m)) is not None:
                 fiscal = bool(m.groupdict().get("fy"))
                 back = _count(m) if fiscal and m["unit"].lower() == "year" else None
-                out.append(_Cand(m.span(), kind, rank, fiscal=fiscal, window=w, years_back=back))
+                out.append(Phrase(m.span(), kind, rank, fiscal=fiscal, window=w, years_back=back))
     # overlapping matches: the longest wins ("Q3 2025" over "2025"), then the more specific
-    kept: list[_Cand] = []
+    kept: list[Phrase] = []
     for c in sorted(out, key=lambda c: (c.span[0] - c.span[1], -c.rank, c.span[0])):
         if all(c.span[1] <= k.span[0] or c.span[0] >= k.span[1] for k in kept):
             kept.append(c)
@@ -294,7 +297,7 @@ def resolve_time(
     text: str, reference: date, fiscal_quarter_end: FiscalQuarterEnd | None = None
 ) -> TimeRef | None:
     """The question's as_of date and window, or None when the text names no time."""
-    cands = _candidates(text, reference, fiscal_quarter_end)
+    cands = phrase_matches(text, reference, fiscal_quarter_end)
     best = min(
         (c for c in cands if c.window is None), key=lambda c: (-c.rank, c.span[0]), default=None
     )
@@ -328,7 +331,7 @@ def resolve_time(
         src.span,
         rel.kind,
         fiscal,
-        best and best.kind,
+        best.kind if best else None,
         years_back=rel.years_back,
     )
 
@@ -336,7 +339,7 @@ def resolve_time(
 _FAMILY = {"year": "year", "quarter": "quarter", "fiscal_quarter": "quarter"}
 
 
-def _combined(best: _Cand, cands: list[_Cand]) -> _Cand:
+def _combined(best: Phrase, cands: list[Phrase]) -> Phrase:
     """A range or comparison of years or quarters ("FY2022 vs FY2021", "from Q1 2024 to Q3
     2024") is about the latest period named, over a window covering all of them."""
     family = _FAMILY.get(best.kind)

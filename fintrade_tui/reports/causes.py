@@ -138,7 +138,7 @@ def _missing(cond: str, oracle: Any, recall: Any, claims: Counter, audit: Any) -
     return "; ".join(lacks) or "no rule fired"
 
 
-def _departs(q: Any, run: dict[str, Any]) -> int | None:
+def calculation_departs_at(q: Any, run: dict[str, Any]) -> int | None:
     """Where the answer's calculation leaves the reference program's (None: no program, no
     calculation in the answer, or no departure)."""
     if q is None or not (q.extra or {}).get("program") or not run.get("answer"):
@@ -187,15 +187,17 @@ def failure_causes(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     out = []
     for (qid, model), conds in by_pair.items():
         q = questions.get(qid)
-        plain = {c: (r, v.verdict) for c, (r, v) in conds.items()}
+        # by_pair holds only runs with a verdict: `or ""` never applies
+        plain = {c: (r, v.verdict or "") for c, (r, v) in conds.items()}
         for cond, (r, v) in conds.items():
-            if v.verdict == "right":
+            verdict = plain[cond][1]
+            if verdict == "right":
                 continue
             texts = run_texts(r)
             recall = evidence_recall(q, texts) if q is not None and texts else None
             cause, rule = attribute(
-                r, v.verdict, plain, recall, audits.get(r["id"]), disputes.get(qid),
-                suspects.get(qid), _departs(q, r),
+                r, verdict, plain, recall, audits.get(r["id"]), disputes.get(qid),
+                suspects.get(qid), calculation_departs_at(q, r),
             )  # fmt: skip
             if v.by == "audit":
                 rule += f" (counted wrong: {v.why})"

@@ -7,9 +7,10 @@ the replay set every case gets, and the cases' order are failures.py's (`failure
 a run counts as right is rightness.py's one rule (`counts_as_right`, `correctness` here).
 
 The inputs, as `failure_cases` reads them: `runs` the run records (RunStore rows), `judge` and
-`human` run id -> dimension -> mean over annotators (`mean_by_run`), `audits` run id -> its
-newest numeric audit (`latest_audits`), `labels` run id -> its labelled human-kind scores,
-`questions` question id -> Question.
+`human` run id -> dimension -> the value that counts (`mean_by_run` of
+workspace/score_reader.py: an adjudicated dimension its settled score, any other the mean over
+annotators), `audits` run id -> its newest numeric audit (`latest_audits`), `labels` run id ->
+its labelled human-kind scores, `questions` question id -> Question.
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ def rag_worse_cases(runs: Runs, judge: ByRun, audits: Audits, questions: Questio
         rag = _mean(counted[r["id"]].accuracy for r in by_cond[RAG])
         if base is None or rag is None or rag >= base:
             continue
-        numbers = {
+        numbers: dict[str, Any] = {
             "no_rag": base,
             "rag": rag,
             "delta": rag - base,

@@ -40,7 +40,8 @@ from fintrade_tui.reports.failure_filters import (
 from fintrade_tui.reports.rightness import latest_audits
 from fintrade_tui.workspace.questions import load_questions, natural_key
 from fintrade_tui.workspace.run_records import COMPLETED, RunStore
-from fintrade_tui.workspace.scores import ScoreStore, mean_by_run
+from fintrade_tui.workspace.score_reader import mean_by_run
+from fintrade_tui.workspace.scores import ScoreStore
 
 FILTERS = (
     "rag_worse",

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from fintrade_tui.audits.verdicts import CONTRADICTED
-from fintrade_tui.workspace.scores import ScoreStore, mean_by_run
+from fintrade_tui.workspace.score_reader import mean_by_run
+from fintrade_tui.workspace.scores import ScoreStore
 
 RIGHT, WRONG = 4, 2  # without a label, judge accuracy >= 4 is right and <= 2 wrong
 MACHINES = ("judge", "matcher")  # the verdicts the audit overrules; a person's stands
@@ -91,7 +92,7 @@ def _claim(c: Mapping[str, Any]) -> str:
     """One contradicted figure against what contradicts it: "ROE 25.1% vs 0.264 in the store"."""
     if c.get("room") == "text":
         return f"{c.get('text')} vs {c.get('matched', c.get('store_value'))} in the reference"
-    from fintrade_tui.audits.numeric import LABEL_ALL
+    from fintrade_tui.audits.indicator_mentions import LABEL_ALL
 
     name = LABEL_ALL.get(c.get("indicator") or "", c.get("indicator") or "a figure")
     value, unit = c.get("value"), c.get("unit") or ""

@@ -259,6 +259,9 @@ def _load(name: str, option: str, exports: Path | None, max_tokens: int) -> Any:
                 "give a local model folder, or set retrieval.precision to fp32 or bf16",
             )
         _pooling(source)
+        # every non-torch option names its export kind, and load_model gives it a folder
+        if kind is None or exports is None:
+            raise ValueError(f"precision {option!r} needs an export kind and folder")
         folder = embed_export.ensure(source, kind, exports)
         return Exported(source, folder, runtime, hint, max_tokens)
     from sentence_transformers import SentenceTransformer
@@ -328,6 +331,8 @@ def embed(
         out[idx] = vecs
         if progress:
             progress(len(idx))
+    if out is None:  # texts is not empty: the first batch made it
+        raise ValueError("no batch was encoded")
     return out
 
 

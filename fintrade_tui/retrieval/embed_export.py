@@ -34,6 +34,7 @@ import uuid
 import warnings
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 
 def no_vendor_telemetry() -> None:
@@ -135,7 +136,11 @@ def ensure(model_dir: Path, kind: str, exports: Path) -> Path:
         t0 = time.perf_counter()
         with _quiet():
             _EXPORTERS[kind](model_dir, onnx, tmp)
-        meta = {"kind": kind, "source": str(model_dir), "source_hash": source_hash(str(model_dir))}
+        meta: dict[str, Any] = {
+            "kind": kind,
+            "source": str(model_dir),
+            "source_hash": source_hash(str(model_dir)),
+        }
         meta |= {"seconds": round(time.perf_counter() - t0, 1), "versions": _versions()}
         (tmp / "export.json").write_text(json.dumps(meta, indent=1))
         try:
@@ -227,12 +232,19 @@ def _export_onnx(model_dir: Path, _onnx: Path | None, out: Path) -> None:
         )
 
 
-def _export_onnx_int8(_model_dir: Path, onnx: Path, out: Path) -> None:
+def _onnx_source(onnx: Path | None) -> Path:
+    """The fp32 ONNX export a quantized export starts from (`ensure` makes it first)."""
+    if onnx is None:
+        raise ValueError("a quantized export needs the fp32 ONNX export first")
+    return onnx
+
+
+def _export_onnx_int8(_model_dir: Path, onnx: Path | None, out: Path) -> None:
     from onnx import TensorProto
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     quantize_dynamic(
-        str(onnx),
+        str(_onnx_source(onnx)),
         str(out / FILES["onnx-int8"]),
         weight_type=QuantType.QInt8,
         per_channel=True,
@@ -240,7 +252,7 @@ def _export_onnx_int8(_model_dir: Path, onnx: Path, out: Path) -> None:
     )
 
 
-def _export_openvino_int8(model_dir: Path, onnx: Path, out: Path) -> None:
+def _export_openvino_int8(model_dir: Path, onnx: Path | None, out: Path) -> None:
     no_vendor_telemetry()
     import nncf
     import numpy as np
@@ -252,7 +264,7 @@ def _export_openvino_int8(model_dir: Path, onnx: Path, out: Path) -> None:
         enc = tok.encode(text)
         ids = np.array([enc.ids], dtype=np.int64)
         items.append(dict(zip(INPUTS, (ids, np.ones_like(ids), np.zeros_like(ids)), strict=True)))
-    model = ov.Core().read_model(str(onnx))
+    model = ov.Core().read_model(str(_onnx_source(onnx)))
     q = nncf.quantize(
         model,
         nncf.Dataset(items),

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from fintrade_tui.retrieval.chunks import Chunk
 from fintrade_tui.workspace.evidence import approx_tokens
@@ -106,11 +106,12 @@ def table_markdown(table: Any) -> str:
     for c in range(len(bounds)):  # stray "$" / "%" columns: join them to their figure
         vals = {row[c] for row in data} - {""}
         step = -1 if vals and vals <= _AFFIX_SUFFIX else 1 if vals == {"$"} else 0
-        for row in data if step else []:
+        for data_row in data if step else []:
             near = range(c + step, -1 if step < 0 else len(bounds), step)
-            k = next((k for k in near if row[k]), None)
-            if row[c] and k is not None:
-                row[k], row[c] = (row[k] + row[c] if step < 0 else row[c] + row[k]), ""
+            k = next((k for k in near if data_row[k]), None)
+            if data_row[c] and k is not None:
+                joined = data_row[k] + data_row[c] if step < 0 else data_row[c] + data_row[k]
+                data_row[k], data_row[c] = joined, ""
     keep = [c for c in range(len(bounds)) if any(row[c] for row in data)]
     data, head = [[row[c] for c in keep] for row in data], [head[c] for c in keep]
     layout = len(keep) == 2 and all(len(r[0]) <= 4 for r in data)  # bullets, footnote marks
@@ -146,7 +147,7 @@ def _hook_tables(doc: Any) -> None:
     ex._render_table = render
 
 
-def _node_text(node: Any) -> str:
+def node_text(node: Any) -> str:
     """Text of a node tree (heading/pattern-detected sections) with markdown tables."""
     from edgar.documents.extractors.text_extractor import TextExtractor
 
@@ -196,10 +197,14 @@ def _split_heading(key: str, text: str) -> tuple[str, str]:
         item = "Item " + re.sub(r"(?i)item\s*", "", m.group(1)).upper()
         title = f"{item}. {_title_case(rest)}".strip()
         return title, title + "\n\n" + "\n".join(lines[j:]).strip()
-    item = re.search(r"item_(\w+)$", key)
-    return (f"Item {item.group(1).upper()}." if item else key.split("_")[-1].title()), text
+    found = re.search(r"item_(\w+)$", key)
+    return (f"Item {found.group(1).upper()}." if found else key.split("_")[-1].title()), text
 
 
+@overload
+def _section_texts(html: str, form: str, tables: Literal[True]) -> dict[str, str]: ...
+@overload
+def _section_texts(html: str, form: str, tables: bool) -> dict[str, str] | None: ...
 def _section_texts(html: str, form: str, tables: bool) -> dict[str, str] | None:
     """Each section's raw text. Without `tables` edgartools skips its table processor (a third
     of its time on a 10-K; the bundle's 55 filings give the same sections either way): TOC
@@ -219,7 +224,7 @@ def _section_texts(html: str, form: str, tables: bool) -> dict[str, str] | None:
         if sec._text_extractor is None and getattr(sec.node, "children", None):
             if not tables:
                 return None
-            raws[key] = sec._clean_boundary_artifacts(_node_text(sec.node))
+            raws[key] = sec._clean_boundary_artifacts(node_text(sec.node))
         else:
             raws[key] = sec.text() or ""
     return raws

@@ -1,9 +1,9 @@
 """Index room: LanceDB tables of embedded chunks (one per track) and their parents.
 
 Build or refresh is incremental: a filing is re-chunked and re-embedded only when its section
-text (parsed once at ingest into the store's `filing_sections`), the chunking settings or the
-model changed; a market chunk only when its text changed. A manifest beside the tables records
-what each filing and chunk was built from.
+text (parsed once at ingest into the store's `filing_sections`, read by `stored_text.py`), the
+chunking settings or the model changed; a market chunk only when its text changed. A manifest
+beside the tables records what each filing and chunk was built from.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
+from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import duckdb
 import numpy as np
@@ -26,6 +27,7 @@ from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
 from fintrade_tui.kill_points import stop_at
 from fintrade_tui.retrieval.chunks import Chunk
+from fintrade_tui.retrieval.stored_text import filing_rows, stored_sections, text_keys
 
 TRACKS = ("filing", "market")
 TABLE = {"filing": "filing_chunks", "market": "market_chunks", "parents": "parents"}
@@ -79,42 +81,6 @@ def _hash(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
 
 
-def text_keys(
-    con: duckdb.DuckDBPyConnection, cfg: Config, accessions: list[str] | None = None
-) -> dict[str, str]:
-    """Per accession (all, or those given): a hash of its stored section text and the
-    chunking settings (a filing is re-chunked when either changes; a re-parsed but identical
-    text is not)."""
-    r = cfg.retrieval
-    rows = con.execute(
-        "SELECT accession, md5(string_agg(section_key || chr(31) || title || chr(31) || text,"
-        " chr(30) ORDER BY ord)) FROM filing_sections"
-        " WHERE ?::VARCHAR[] IS NULL OR list_contains(?::VARCHAR[], accession) GROUP BY accession",
-        [accessions, accessions],
-    ).fetchall()
-    return {a: f"{h[:16]}:{r.parent_tokens}:{r.child_tokens}:{r.overlap_tokens}" for a, h in rows}
-
-
-def filing_rows(con: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """Every `filings` row with its company name, by ticker and filing date."""
-    return (
-        con.execute(
-            "SELECT f.*, coalesce(c.name, f.ticker) AS company FROM filings f"
-            " LEFT JOIN companies c USING (ticker) ORDER BY f.ticker, f.filed"
-        )
-        .df()
-        .to_dict("records")
-    )
-
-
-def stored_sections(con: duckdb.DuckDBPyConnection, accession: str) -> list[tuple[str, str, str]]:
-    """One filing's (section_key, title, text) sections as ingest stored them."""
-    return con.execute(
-        "SELECT section_key, title, text FROM filing_sections WHERE accession = ? ORDER BY ord",
-        [accession],
-    ).fetchall()
-
-
 def shared_vectors(
     db, filing_chunks: list[Chunk], market_chunks: list[Chunk]
 ) -> tuple[list[str], list[int | np.ndarray]]:
@@ -144,8 +110,9 @@ def shared_vectors(
     texts: list[str] = []
     source: list[int | np.ndarray] = [0] * (len(filing_chunks) + len(market_chunks))
     first: dict[tuple[str, str], int] = {}
+    # a filing chunk carries its filing's date (Chunk.filed is None for market chunks only)
     newest_first = sorted(
-        range(len(filing_chunks)), key=lambda i: filing_chunks[i].filed, reverse=True
+        range(len(filing_chunks)), key=lambda i: cast(date, filing_chunks[i].filed), reverse=True
     )
     for i in newest_first:
         c = filing_chunks[i]
@@ -290,8 +257,8 @@ class Index:
         if tickers:
             filings = [f for f in filings if f["ticker"] in tickers]
         if accessions is not None:
-            wanted = set(accessions)  # once, not per filing
-            filings = [f for f in filings if f["accession"] in wanted]
+            chosen = set(accessions)  # once, not per filing
+            filings = [f for f in filings if f["accession"] in chosen]
         s.filings = len(filings)
         current = text_keys(con, self.cfg, [f["accession"] for f in filings])  # these only
         keys = {f["accession"]: current.get(f["accession"], "no sections") for f in filings}
@@ -368,7 +335,7 @@ class Index:
         return s
 
     def _replace(
-        self, db, track: str, dim: int, keys: list[str], column: str, chunks, vectors
+        self, db, track: str, dim: int | None, keys: list[str], column: str, chunks, vectors
     ) -> None:
         name = TABLE[track]
         if name not in _tables(db):
@@ -381,6 +348,7 @@ class Index:
             part = ", ".join("'" + k.replace("'", "''") + "'" for k in keys[i : i + 500])
             tbl.delete(f"{column} IN ({part})")
         if chunks:
+            assert dim is not None  # chunks to write were embedded: the build knows their width
             rows = []
             for c, v in zip(chunks, vectors, strict=True):
                 d = asdict(c)

@@ -23,7 +23,8 @@ from typing import Any
 import duckdb
 
 from fintrade_tui.config import Config
-from fintrade_tui.retrieval.index import Index, text_keys
+from fintrade_tui.retrieval.index import Index
+from fintrade_tui.retrieval.stored_text import text_keys
 
 
 def first_filings(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date | None) -> list[str]:
@@ -77,7 +78,7 @@ def _store_state(store: Path) -> tuple | None:
     return (str(store), st.st_ino, st.st_mtime_ns, st.st_size, w and (w.st_mtime_ns, w.st_size))
 
 
-def _text_keys(con: duckdb.DuckDBPyConnection, cfg: Config, accessions: list[str]) -> dict:
+def cached_text_keys(con: duckdb.DuckDBPyConnection, cfg: Config, accessions: list[str]) -> dict:
     """`text_keys`, kept per store state: every RAG run asks it for the same filings (the md5
     of their whole text, ~0.1 s for the bundle's 55, twice a run before this)."""
     r = cfg.retrieval
@@ -103,7 +104,7 @@ def unindexed(index: Index, con: duckdb.DuckDBPyConnection, accessions: list[str
     """The accessions whose current text is not in the index (new, changed, or never built)."""
     m = index.manifest()
     model_ok = m.get("model") in (None, index.model_key())
-    keys = _text_keys(con, index.cfg, accessions)
+    keys = cached_text_keys(con, index.cfg, accessions)
     done = m.get("filings", {}) if model_ok else {}
     return [a for a in accessions if done.get(a) != keys.get(a, "no sections")]
 
@@ -228,9 +229,12 @@ class Background:
         for acc in todo:
             if self._stop.is_set():
                 return
-            form, filed = con.execute(
+            row = con.execute(
                 "SELECT form, filed FROM filings WHERE accession = ?", [acc]
             ).fetchone()
+            if row is None:  # listed from `filings` above: there unless removed since
+                raise LookupError(f"filing {acc} is not in the store")
+            form, filed = row
             self.status.current = f"{ticker} {form} filed {filed}"
             while True:
                 while _BUSY[0] and not self._stop.is_set():

@@ -71,13 +71,13 @@ def fmt_price(x: float | None) -> str:
 
 def fmt_ratio(x: float | None) -> str:
     """4 significant digits, never in exponent form."""
-    if _missing(x):
+    if x is None or _missing(x):
         return "NA"
     return np.format_float_positional(x, precision=4, unique=False, fractional=False, trim="-")
 
 
 def fmt_millions(x: float | None) -> str:
-    return "NA" if _missing(x) else f"{x / 1e6:.1f}"
+    return "NA" if x is None or _missing(x) else f"{x / 1e6:.1f}"
 
 
 def fmt_signal(name: str, x: float | None) -> str:

@@ -22,7 +22,7 @@ import numpy as np
 
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
-from fintrade_tui.retrieval import recency as _recency
+from fintrade_tui.retrieval import recency as recency_prior
 from fintrade_tui.retrieval.index import Index
 from fintrade_tui.workspace.evidence import approx_tokens
 
@@ -175,8 +175,10 @@ def retrieve(
         if recency is None:
             recency = r.recency  # the config's: by default the measured STRENGTH
         if track == "filing" and recency is not False:
-            strength = _recency.STRENGTH if recency is True else float(recency)
-            rows = _recency.apply(rows, tables["filed"], as_of, strength, _recency.DUP_JACCARD)
+            strength = recency_prior.STRENGTH if recency is True else float(recency)
+            rows = recency_prior.apply(
+                rows, tables["filed"], as_of, strength, recency_prior.DUP_JACCARD
+            )
         ranked[track] = _dedup_parents(rows) if track == "filing" else rows
     # a track with too few results lends its quota to the other
     for a, b in (("filing", "market"), ("market", "filing")):
@@ -237,7 +239,8 @@ def _dedup_parents(rows: list[dict]) -> list[dict]:
 
 
 def _budget(rows: list[dict], budget: int) -> list[dict]:
-    out, used = [], 0
+    out: list[dict] = []
+    used = 0
     for r in rows:
         n = approx_tokens(r["text"])
         if out and used + n > budget:

@@ -76,7 +76,7 @@ async def run_batch(
     each run passes its gate just before it is sent (runs/budget.py); a run it holds back is
     not recorded (`on_held` is told), so the same command sends it later."""
     t0 = time.monotonic()
-    summary = BatchSummary(batch=specs[0].batch if specs else "", planned=len(specs))
+    summary = BatchSummary(batch=(specs[0].batch or "") if specs else "", planned=len(specs))
     summary.budget = budget if budget is not None and budget.active else None
     summary.interrupted = runner.runs.mark_interrupted()
     todo, summary.skipped = plan(runner, specs)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from fintrade_tui.runs.runner import RunSpec
-from fintrade_tui.workspace.questions import Question
+from fintrade_tui.workspace.questions import Question, json_default
 
 _DATES = ("as_of", "window_start", "window_end")
 SPEC_COLUMNS = ["key", "batch", "question", "condition", "model", "level", "best_of"]
@@ -34,15 +34,9 @@ def batch_dir(workspace: Path, batch: str) -> Path:
     return workspace.resolve().parent / "batches" / safe
 
 
-def _iso(v: Any) -> Any:
-    if isinstance(v, date):
-        return v.isoformat()
-    raise TypeError(type(v).__name__)
-
-
 def question_json(q: Question) -> str:
     """A question as the workspace stores it (nested dates as ISO strings)."""
-    return json.dumps(q.to_dict(), default=_iso, sort_keys=True)
+    return json.dumps(q.to_dict(), default=json_default, sort_keys=True)
 
 
 def question_from_json(text: str) -> Question:

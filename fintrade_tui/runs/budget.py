@@ -20,6 +20,13 @@ from typing import Any
 from fintrade_tui.runs.runner import RunSpec
 
 
+class _Amounts(dict[str, float]):
+    """USD by model: a model not in it reads 0 and is not added (a Counter, but of floats)."""
+
+    def __missing__(self, key: str) -> float:
+        return 0.0
+
+
 @dataclass
 class Budget:
     """`total`: USD for the whole batch (None: no cap); `per_model`: a model's own cap;
@@ -30,10 +37,10 @@ class Budget:
     per_model: dict[str, float]
     spent: dict[str, float]
     estimate: Callable[[RunSpec], float]
-    in_flight: Counter = field(default_factory=Counter)
-    spent_now: Counter = field(default_factory=Counter)  # this invocation's recorded cost
-    held: Counter = field(default_factory=Counter)  # runs not sent, by model
-    held_cost: Counter = field(default_factory=Counter)  # their expected cost
+    in_flight: _Amounts = field(default_factory=_Amounts)
+    spent_now: _Amounts = field(default_factory=_Amounts)  # this invocation's recorded cost
+    held: Counter[str] = field(default_factory=Counter)  # runs not sent, by model
+    held_cost: _Amounts = field(default_factory=_Amounts)  # their expected cost
     stopped: set[str] = field(default_factory=set)  # models whose own cap was reached
     stopped_all: bool = False
 

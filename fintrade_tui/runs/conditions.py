@@ -257,6 +257,8 @@ def _priors(
     from fintrade_tui.store.queries import prior_values
 
     end = _day(o["period_end"])
+    if end is None:  # not a date: no period ends before it (as the query with NULL found)
+        return []
     annual = str(o.get("fiscal_period")) == "FY"
     items = []
     for p in prior_values(con, t, name, as_of, end, annual):

@@ -58,7 +58,7 @@ def closes(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date, n: int = WI
 def model_name(components: str) -> str:
     """statsforecast's components code ("AAdN" style: error, trend, season, damped) as the
     usual ETS(error,trend,season) name, Ad for a damped trend."""
-    error, trend, season, damped = components[:4]
+    error, trend, season, damped = tuple(components[:4])
     return f"ETS({error},{trend}{'d' if damped == 'D' else ''},{season})"
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import duckdb
 
+from fintrade_tui.retrieval.stored_text import stored_sections
 from fintrade_tui.runs.indicator_rag import some_names
 from fintrade_tui.workspace.evidence import EvidenceItem, item_tokens
 
@@ -64,8 +65,6 @@ def long_context_items(
 ) -> list[EvidenceItem]:
     """Whole sections of the eligible filings, newest filing first, that fit `budget_tokens`
     (as the prompt counts an item); what was left out goes into `notes`."""
-    from fintrade_tui.retrieval.index import stored_sections  # lazy: numpy and pyarrow
-
     tickers = list(dict.fromkeys(tickers))
     filings = eligible_filings(con, tickers, as_of)
     without = [t for t in tickers if t not in {f["ticker"] for f in filings}]

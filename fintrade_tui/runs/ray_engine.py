@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from fintrade_tui.config import Config
 from fintrade_tui.kill_points import stop_at
@@ -27,6 +27,9 @@ from fintrade_tui.runs import batch_shards as shards_io
 from fintrade_tui.runs.batch import BatchSummary, plan_keyed
 from fintrade_tui.runs.runner import Runner, RunSpec
 from fintrade_tui.workspace.run_records import ERROR
+
+if TYPE_CHECKING:
+    from ray.actor import ActorHandle
 
 SHARD_RUNS = 8  # runs per spec shard by default: a kill loses at most the shards in flight
 Progress = Callable[[dict[str, int]], None]
@@ -70,6 +73,8 @@ class RunWorker:
                 table = cur.execute(
                     "SELECT * FROM runs WHERE list_contains(?, id) ORDER BY id", [ids]
                 ).to_arrow_table()
+                if table is None:  # a SELECT always has a result (duckdb's stub allows None)
+                    raise RuntimeError("the shard's runs query gave no result")
                 cur.execute("DELETE FROM runs WHERE list_contains(?, id)", [ids])
             finally:
                 cur.close()
@@ -127,14 +132,18 @@ def _connect(address: str | None, num_cpus: int | None) -> bool:
 
     if ray.is_initialized():
         return False
-    common = {"log_to_driver": False, "configure_logging": False}
     if address:
-        ray.init(address=address, **common)
+        ray.init(address=address, log_to_driver=False, configure_logging=False)
     else:
         # Ray lowers its workers' priority by 15 below the driver's; here the workers do the
         # batch and the driver only waits, so on a busy machine they crawled (~10x slower)
         os.environ.setdefault(WORKER_NICENESS, "0")
-        ray.init(num_cpus=num_cpus, include_dashboard=False, **common)
+        ray.init(
+            num_cpus=num_cpus,
+            include_dashboard=False,
+            log_to_driver=False,
+            configure_logging=False,
+        )
     return True
 
 
@@ -269,7 +278,11 @@ def _execute(
     # no CPU reserved: a model call waits on the network, so the actors share the nodes' CPUs
     # with whatever else runs there; spread over the nodes
     actor = ray.remote(num_cpus=0, scheduling_strategy="SPREAD")(RunWorker)
-    pool = [actor.remote(cfg, workers, setup) for _ in range(workers)]
+    # ray types an actor's creation as ActorProxy (handle or class, for editors' completion):
+    # at run time it is the handle
+    pool = [
+        cast("ActorHandle[RunWorker]", actor.remote(cfg, workers, setup)) for _ in range(workers)
+    ]
     out = folder / "runs"
     out.mkdir(parents=True, exist_ok=True)
     todo = sorted(spec_dir.glob("part-*.parquet"))

@@ -6,6 +6,7 @@ ticker at as_of (plus a price window), market scans a `screen` per indicator."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from fintrade_tui.questions.companies import scan_filter
 from fintrade_tui.questions.indicators import KIND, SYNONYMS
@@ -62,7 +63,10 @@ def mentioned_indicators(text: str) -> list[str]:
     """Canonical indicators named or described in `text`, in order of first mention."""
     out: list[str] = []
     for m in _MENTION.finditer(text):
-        for name in _PHRASES[_ORDER[int(m.lastgroup[1:])]]:
+        group = m.lastgroup  # one of the named alternatives ("p<i>") always matched
+        if group is None:
+            continue
+        for name in _PHRASES[_ORDER[int(group[1:])]]:
             if name not in out:
                 out.append(name)
     return out
@@ -74,7 +78,7 @@ def route(q: Question) -> list[tuple[str, dict]]:
     when = {"date": q.as_of.isoformat()} if q.as_of else {}
     if q.scope == "market_scan":
         _, filt = scan_filter(q.text)
-        base = {"top": SCREEN_TOP, "ascending": bool(_ASCENDING.search(q.text))}
+        base: dict[str, Any] = {"top": SCREEN_TOP, "ascending": bool(_ASCENDING.search(q.text))}
         if filt:
             base[filt[0]] = filt[1]
         names = list(dict.fromkeys(SCREEN_INSTEAD.get(n, n) for n in names))

@@ -14,7 +14,7 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -123,7 +123,7 @@ class Runner:
             evidence = build_evidence(spec.condition, spec.question, ctx)
             native = spec.condition == "tool_use" and m.tools
             if spec.condition == "tool_use" and not native:
-                _route_tools(con, spec.question, evidence)
+                route_tools(con, spec.question, evidence)
         # the Oracle shows every golden value, whatever the budget: trimming it would no longer
         # be the oracle (a model whose context is too small fails with its own error)
         budget = m.evidence_tokens or self.cfg.runs.context_tokens
@@ -139,7 +139,7 @@ class Runner:
         )
 
     # -- the run --
-    async def stream(self, spec: RunSpec) -> AsyncIterator[RunEvent]:
+    async def stream(self, spec: RunSpec) -> AsyncGenerator[RunEvent, None]:
         m = self.model(spec.model)
         call = m.call()
         params = m.params
@@ -176,7 +176,7 @@ class Runner:
                 prompt=prep.prompt_text,
                 prompt_hash=prep.prompt_hash,
                 evidence_ids=prep.evidence_ids,
-                evidence=_evidence_json(prep.evidence),
+                evidence=evidence_json(prep.evidence),
             )
             yield RunEvent("started", run_id, spec, data={"evidence": prep.evidence})
             usage = llm.Usage()
@@ -226,7 +226,7 @@ class Runner:
                 **state,
             }
             if prep is not None and prep.native_tools:
-                end["evidence"] = _evidence_json(prep.evidence)  # now with the calls made
+                end["evidence"] = evidence_json(prep.evidence)  # now with the calls made
             # in a thread, not on the event loop (a transaction stalled the Arena's frames for
             # 10-20 ms per pane); shielded: a second cancel cannot stop the write once started
             await asyncio.shield(asyncio.to_thread(self.runs.finish, run_id, **end))
@@ -313,6 +313,8 @@ def _valid_text(text: str) -> str:
 def _call_tool(store: Any, q: Question, name: str, arguments: Any) -> dict:
     from fintrade_tui.runs.tools import call_tool
 
+    if q.as_of is None:  # as the tool_use evidence notes: nothing to look up point-in-time
+        return {"error": f"question {q.id} has no as-of date: tools cannot run point-in-time"}
     with connect(store, read_only=True) as con:
         return call_tool(con, name, arguments, q.as_of)
 
@@ -330,16 +332,20 @@ def _record_call(evidence: Evidence, name: str, arguments: Any, result: dict) ->
     evidence.items.append(tool_item(n, name, args, result))
 
 
-def _route_tools(con: Any, q: Question, evidence: Evidence) -> None:
+def route_tools(con: Any, q: Question, evidence: Evidence) -> None:
     """Models without function calling: the deterministic router calls the tools up front."""
     from fintrade_tui.runs.router import route
     from fintrade_tui.runs.tools import call_tool
 
+    as_of = q.as_of
+    if as_of is None:  # the tool_use evidence says so: tools cannot run point-in-time
+        return
     for name, args in route(q):
-        _record_call(evidence, name, args, call_tool(con, name, args, q.as_of))
+        _record_call(evidence, name, args, call_tool(con, name, args, as_of))
 
 
-def _evidence_json(e: Evidence) -> dict[str, Any]:
+def evidence_json(e: Evidence) -> dict[str, Any]:
+    """Evidence as a run stores it: its condition, its items as dicts, its notes."""
     return {
         "condition": e.condition,
         "items": [i.to_dict() for i in e.items],

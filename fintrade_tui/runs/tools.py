@@ -278,8 +278,8 @@ def cross_section(
     if rat and rows:
         # the same choice as store.queries.fundamentals_as_of, for many tickers in one query
         keys = ("value", "fiscal_year", "fiscal_period", "period_end", "filed", "accession")
-        for t, (found, _) in best_many(con, list(rows), as_of, rat).items():
-            for ratio, v in found.items():
+        for t, (best, _) in best_many(con, list(rows), as_of, rat).items():
+            for ratio, v in best.items():
                 rows[t]["fundamentals"][ratio] = {k: v[k] for k in (*keys, "source")}
     missing = sorted(set(tickers) - set(rows))
     return list(rows.values()), missing

@@ -117,8 +117,9 @@ def scale_hint(q: Any) -> str | None:
     "$94 million" states it; a ratio (`divide`) or product is in none."""
     extra = getattr(q, "extra", None) or {}
     for key in SCALE_KEYS:
-        if isinstance(extra.get(key), str) and extra[key].strip():
-            return extra[key]
+        given = extra.get(key)
+        if isinstance(given, str) and given.strip():
+            return given
     if asked := _QUESTION_UNITS.search(str(getattr(q, "text", "") or "")):
         return asked.group(0)
     if not _in_table_units(extra.get("program")):

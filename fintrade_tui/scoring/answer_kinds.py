@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from fintrade_tui.scoring.figures import Figure, figures
+from fintrade_tui.scoring.figure import Figure
+from fintrade_tui.scoring.figures import figures
 
 FIGURE, YES_NO, LIST, OPEN, NO_FIGURE = "figure", "yes_no", "list", "open", "no_figure"
 OPEN_WORDS = 40  # a reference longer than this, holding several figures, is an analysis
@@ -91,7 +92,7 @@ def refusal(answer: str) -> Refusal | None:
 def _answers_after(after: str) -> bool:
     """Whether the text after a declining phrase gives an answer anyway."""
     marks = list(_MARKER.finditer(after))
-    if marks and [f for f in figures(after[marks[-1].end() :]) if not f.is_year]:
+    if marks and any(not f.is_year for f in figures(after[marks[-1].end() :])):
         return True
     if re.search(r"\b(?:however|but|nevertheless|that\s+said)\b", after[:200], re.I):
         stated = [f for f in figures(after) if not f.is_year]
@@ -184,9 +185,10 @@ def stated_yes_no(answer: str) -> str | None:
     if said := yes_no(answer):
         return said
     tail = answer[-300:]
-    said = re.findall(r"\b(?:answer\s+is|conclusion\W+|therefore\W+|so\W+|thus\W+)\W*(yes|no)\b",
-                      tail, re.I)  # fmt: skip
-    return said[-1].lower() if said else None
+    concluded: list[str] = re.findall(
+        r"\b(?:answer\s+is|conclusion\W+|therefore\W+|so\W+|thus\W+)\W*(yes|no)\b", tail, re.I
+    )
+    return concluded[-1].lower() if concluded else None
 
 
 def reference_kind(reference: object, asks_year: bool = False) -> str:

@@ -21,20 +21,14 @@ the reference's kind (percent, currency, multiple), else the last one; years are
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from fintrade_tui.errors import UserError
 from fintrade_tui.scoring.answer_kinds import REFUSAL_PATTERN, yes_no
-from fintrade_tui.scoring.figures import (
-    PLAIN,
-    Figure,
-    figures,
-    fmt,
-    scale_of,
-    with_scale,
-)
+from fintrade_tui.scoring.figure import PLAIN, Figure, fmt, scale_of, with_scale
+from fintrade_tui.scoring.figures import figures
+from fintrade_tui.scoring.finqa.dsl import str_to_num
 from fintrade_tui.scoring.readings import (
     about_same,
     agrees,
@@ -85,22 +79,23 @@ def match(
         raise UserError("answer match", f"unknown mode '{mode}'", f"use one of {', '.join(MODES)}")
     if mode == "tatqa":
         return tatqa_match(answer, reference, scale_hint=scale_hint, answer_scale=answer_scale)
+    given: Any = reference  # a TAT-QA annotation's answer below: any JSON value
     if isinstance(reference, Mapping):  # a TAT-QA annotation scored by value
         scale_hint = reference.get("scale") or scale_hint
         gold = reference.get("answer")
         if isinstance(gold, list) and len(gold) > 1:
             why = f"reference lists {len(gold)} answers ({', '.join(map(str, gold))})"
             return Match(NO_REFERENCE, why + ": only the tatqa mode scores lists", mode, None, None)
-        reference = gold[0] if isinstance(gold, list) and gold else gold
+        given = gold[0] if isinstance(gold, list) and gold else gold
     text = " ".join(map(str, answer)) if isinstance(answer, list) else str(answer or "")
-    ref = reference_figure(reference, scale_hint)
+    ref = reference_figure(given, scale_hint)
     # the answer's own scale if given; a percent context is the reference's only (an answer
     # writes "%" when it means one: "0.2212" for 22.12 percent is the fraction)
     hint = answer_scale or (None if scale_hint and _is_percent(scale_hint) else scale_hint)
     if isinstance(ref, str):
-        return _words(text, ref, mode, str(reference), scale_hint, cfg, question)
+        return _words(text, ref, mode, str(given), scale_hint, cfg, question)
     if ref is None:
-        return Match(NO_REFERENCE, f"reference {_quote(reference)} has no figure", mode, None, None)
+        return Match(NO_REFERENCE, f"reference {_quote(given)} has no figure", mode, None, None)
     yearly = ref.is_year or (ref.value == int(ref.value) and 1900 <= ref.value <= 2100)
     found = [f for f in figures(text, hint) if yearly or not f.is_year]
     if not found:
@@ -284,7 +279,7 @@ def _notes(
     verdict: str, text: str, fig: Figure, ref: Figure, found: list[Figure], mode: str, cfg: Any
 ) -> str:
     notes = []
-    if mode == "finqa" and not finqa_reads(fig.text):
+    if mode == "finqa" and str_to_num(fig.text) is None:  # FinQA's own rule (finqa/dsl.py)
         notes.append(f"FinQA's own script cannot read '{fig.text}'")
     r = _finqa_cmp(fig, ref)[1]
     if mode == "finqa" and ref.span == GIVEN and round(r, 5) != r:
@@ -319,12 +314,3 @@ def _hints(fig: Figure, ref: Figure) -> list[str]:
         if abs(a + r) <= 0.01 * abs(r):
             out.append("equal but for the sign")
     return out
-
-
-_FLOAT = re.compile(r"\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)\s*")
-
-
-def finqa_reads(text: str) -> bool:
-    """Whether FinQA's str_to_num reads `text`: float() after dropping commas, or "n%"."""
-    bare = text.replace(",", "")
-    return bool(_FLOAT.fullmatch(bare) or ("%" in bare and _FLOAT.fullmatch(bare.replace("%", ""))))

@@ -9,30 +9,31 @@ employees"). A scale given as context applies to the figures that state none: th
 table's units (`scale_hint`: "in millions", "in USD millions"), and, in a source text
 (`source=True`: a filing excerpt, a table), its own "(in millions)" lines from there on. Each
 figure also carries what it is about (the words before it in its clause) and the period it
-refers to (a year, quarter or fiscal label nearby). What is not a figure (dates, fiscal labels,
-numbering, footnotes, document parts, names, windows, formula constants) is decided in one
-place, not_figures.py; a bare 1900..2100 integer is kept but marked `is_year`. No LLM, no I/O.
+refers to (a year, quarter or fiscal label nearby; figure_about.py). What is not a figure (dates,
+fiscal labels, numbering, footnotes, document parts, names, windows, formula constants) is
+decided in one place, not_figures.py; a bare 1900..2100 integer is kept but marked `is_year`.
+The `Figure` record, its kinds, base units and context scales are figure.py's. No LLM, no I/O.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from fintrade_tui.scoring.figure import (
+    COUNT,
+    CURRENCY,
+    PLAIN,
+    SCALE_WORDS,
+    SCALES,
+    Figure,
+    base_value,
+    scale_of,
+    with_scale,
+)
+from fintrade_tui.scoring.figure_about import placed
 from fintrade_tui.scoring.not_figures import not_figure_spans
 
-PERCENT, CURRENCY, MULTIPLE, PLAIN = "percent", "currency", "multiple", "plain"
-COUNT = "count"  # a plain number of things: "1,200 employees"
-
-_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
-_SCALE_WORDS = {  # as written -> canonical word
-    **{w: w for w in _SCALES},
-    **{w + "s": w for w in _SCALES},
-    "k": "thousand", "K": "thousand",
-    "m": "million", "M": "million", "mn": "million", "mm": "million", "MM": "million",
-    "b": "billion", "B": "billion", "bn": "billion",
-    "T": "trillion", "tn": "trillion", "trn": "trillion",
-}  # fmt: skip
 _UNITS = {
     "%": "%",
     "\\%": "%",
@@ -63,97 +64,6 @@ _AFTER = re.compile(
     r"|bps?\b)|[xX×](?![\w%])|\s(?:times|x)\b)?"
     r"(?P<cur>\s(?:" + "|".join(_CODES + tuple(_CURRENCY_WORDS)) + r")\b)?(?P<close>\s?\))?"
 )
-
-
-@dataclass(frozen=True)
-class Figure:
-    """One figure as written in a text, and its value in base units."""
-
-    text: str  # the figure as written ("$1.2bn", "(1,234)", "12.5%")
-    span: tuple[int, int]  # in the text, for marking it
-    number: float  # the numeral, signed: 12.5 for "12.5%", 1.2 for "$1.2bn"
-    value: float  # base units: percents and basis points as fractions, scale applied
-    kind: str  # percent | currency | multiple | plain
-    unit: str = ""  # as written: "%", "pp" (percentage points), "bp", "x", or ""
-    scale: float = 1.0  # the multiplier applied (1e9 for "bn"; from context when scale_from_hint)
-    scale_word: str = ""  # thousand | million | billion | trillion (percent: from a hint), or ""
-    scale_from_hint: bool = False
-    currency: str = ""  # ISO code when one is written
-    decimals: int = 0  # digits after the point, as written
-    high: float | None = None  # a range's upper end (value is its lower end)
-    is_year: bool = False  # a bare 1900..2100 integer: a year unless the reference is one
-    noun: str = ""  # what a count counts ("employees"), lowercased
-    about: str = ""  # the words before it in its clause ("fy2018 net pp&e"), lowercased
-    period: str = ""  # the year or fiscal label it refers to ("FY2018", "Q3 2024"), if named
-
-    @property
-    def stated(self) -> float:
-        """The number as written, unsigned: 1.58 for "$1.58 billion"."""
-        return abs(self.number)
-
-    @property
-    def factor(self) -> float:
-        """Base units per stated unit: 1e9 for "billion", 0.01 for "%", 1e-4 for "bp"."""
-        if self.unit == "bp":
-            return 1e-4
-        if self.unit in ("%", "pp") or (self.kind == PERCENT and self.scale_word == "percent"):
-            return 0.01
-        return 1.0 if self.kind == MULTIPLE else self.scale
-
-    @property
-    def raw(self) -> float | None:
-        """A figure scaled by context: its value as written, without that scale (else None)."""
-        return self.number if self.scale_from_hint and self.kind != PERCENT else None
-
-    @property
-    def scale_label(self) -> str | None:
-        """ "billion" when written, "in millions" when from context, else None."""
-        if not self.scale_word or self.scale_word == "percent":
-            return None
-        return f"in {self.scale_word}s" if self.scale_from_hint else self.scale_word
-
-    @property
-    def is_range(self) -> bool:
-        return self.high is not None
-
-    def describe(self) -> str:
-        """'12.5% = 0.125', '5678 (in millions) = 5,678,000,000', '0.125'."""
-        word = self.scale_word + ("s" if self.scale_word != "percent" else "")
-        shown = self.text + (f" (in {word})" if self.scale_from_hint else "")
-        if self.is_range:
-            return f"{shown} = {fmt(self.value)} to {fmt(self.high or 0.0)}"
-        return shown if _same(self.text, self.value) else f"{shown} = {fmt(self.value)}"
-
-
-def fmt(value: float) -> str:
-    """A value as people read it: 0.125, 1,200,000,000, -3.5, 14.1; no exponents above 1e-4."""
-    if value == int(value) and abs(value) < 1e15:
-        return f"{int(value):,}" if abs(value) >= 1e4 else str(int(value))
-    if abs(value) >= 1e4:
-        return f"{value:,.2f}".rstrip("0").rstrip(".")
-    return f"{value:.10g}"
-
-
-def _same(text: str, value: float) -> bool:
-    try:
-        return float(text.replace(",", "")) == value
-    except ValueError:
-        return False
-
-
-def scale_of(hint: str | None) -> tuple[float, str] | None:
-    """The scale a context phrase sets: 'in millions' -> (1e6, 'million'); '%' -> percent."""
-    if not hint:
-        return None
-    if re.search(r"%|\bper\s?cent|\bpercentage\b", hint, re.I):
-        return 0.01, "percent"
-    m = re.search(
-        r"\b(thousand|million|billion|trillion)s?\b|\b(mn|bn|tn|MM)\b|(\$?000s?\b)", hint, re.I
-    )
-    if not m:
-        return None
-    word = "thousand" if m.group(3) else (m.group(1) or _SCALE_WORDS[m.group(2).lower()]).lower()
-    return _SCALES[word], word
 
 
 _SOURCE_SCALE = re.compile(  # a table's "(in millions)", "$ in thousands", "(Dollars in millions)"
@@ -191,7 +101,7 @@ def figures(
         merged = [with_scale(f, _scale_at(marks, f.span[0])) for f in merged]
     hint = scale_of(scale_hint)
     out = [with_scale(f, hint) for f in merged] if hint else merged
-    return [_placed(text, f, out) for f in out]
+    return [placed(text, f, out) for f in out]
 
 
 def _counted(text: str, fig: Figure) -> Figure:
@@ -205,65 +115,13 @@ def _source_scales(text: str) -> list[tuple[int, tuple[float, str]]]:
     out = []
     for h in _SOURCE_SCALE.finditer(text):
         word = (h["w"] or h["p"] or "thousands").lower().rstrip("s")
-        out.append((h.start(), (_SCALES[word], word)))
+        out.append((h.start(), (SCALES[word], word)))
     return out
 
 
 def _scale_at(marks: list[tuple[int, tuple[float, str]]], at: int) -> tuple[float, str]:
     before = [s for p, s in marks if p <= at]
     return before[-1] if before else marks[0][1]
-
-
-# --- what a figure is about, and its period ----------------------------------------------------
-_CLAUSE_END = re.compile(r"[.!?;:](?:\s|$)|\n|\|")
-_PERIOD = re.compile(
-    r"\b(?:(?:Q[1-4]|H[12])\s*(?:FY\s*)?'?(?:19|20)?\d{2}|FY\s*'?(?:19|20)?\d{2}|"
-    r"(?i:fiscal(?:\s+year)?)\s+(?:19|20)\d{2}|(?:19|20)\d{2})\b"
-)
-_FOR_PERIOD = re.compile(
-    r"\s*(?:\)\s*)?(?:in|for|of|during|at|as\s+of|by)\s+(?:the\s+)?(?:fiscal\s+)?", re.I
-)
-_STOP = frozenset(
-    re.findall(
-        r"\S+",
-        (
-            "the a an of in on for to and or was is were are be been by with as at its it this "
-            "that from which approximately about around roughly nearly total company answer "
-            "reference its their our we they value amount figure"
-        ),
-    )
-)
-
-
-def _placed(text: str, fig: Figure, found: list[Figure]) -> Figure:
-    """The figure with what it is about (up to 6 words before it in its clause, after the
-    previous figure; else the words right after it) and the period named nearest in its
-    sentence."""
-    a, b = fig.span
-    prev = max([f.span[1] for f in found if f.span[1] <= a and not f.is_year], default=0)
-    left = _PERIOD.sub(" ", text[max(prev, a - 80) : a])  # "in FY2018 net PP&E": about PP&E
-    ends = list(_CLAUSE_END.finditer(left))
-    left = left[ends[-1].end() :] if ends else left
-    words = _words(left)[-6:] or _words(_CLAUSE_END.split(text[b : b + 60])[0])[:4]
-    start = max([m.end() for m in _CLAUSE_END.finditer(text, max(0, a - 120), a)] or [0])
-    base = max(start, a - 120)
-    near = text[base : b + 60]
-    periods = [
-        m for m in _PERIOD.finditer(near) if not (a < base + m.end() and base + m.start() < b)
-    ]
-    period = ""
-    right = [m for m in periods if base + m.start() >= b and _FOR_PERIOD.fullmatch(
-        text[b : base + m.start()])]  # fmt: skip
-    left = [m for m in periods if base + m.end() <= a]
-    if right or left:  # "$12.1B in 2023" first, else "In FY2018 ... $12,645 million"
-        best = right[0] if right else left[-1]
-        period = re.sub(r"\s+", " ", best.group(0)).strip()
-    return replace(fig, about=" ".join(words), period=period)
-
-
-def _words(text: str) -> list[str]:
-    found = re.findall(r"[A-Za-z][A-Za-z&/'-]*", text.lower())
-    return [w for w in found if w not in _STOP]
 
 
 def _read(text: str, raw: str, a: int, b: int, source: bool = False) -> Figure | None:
@@ -296,9 +154,9 @@ def _read(text: str, raw: str, a: int, b: int, source: bool = False) -> Figure |
     cur_after = (after.group("cur") or "").strip()
     currency = _CURRENCY.get(cur, cur) or _CURRENCY_WORDS.get(cur_after.lower(), cur_after)
     scale_raw = (after.group("scale") or "").strip()
-    scale_word = _SCALE_WORDS.get(scale_raw) or _SCALE_WORDS.get(scale_raw.lower(), "")
+    scale_word = SCALE_WORDS.get(scale_raw) or SCALE_WORDS.get(scale_raw.lower(), "")
     decimals = len(raw.split(".")[1]) if "." in raw else 0
-    kind, value = _value(number, unit, currency, _SCALES.get(scale_word, 1.0))
+    kind, value = base_value(number, unit, currency, SCALES.get(scale_word, 1.0))
     plain_int = kind == PLAIN and not scale_word and not sign and decimals == 0 and "," not in raw
     if text[end : end + 1].isalnum() or text[end : end + 1] == "_":
         return None  # part of a word: "2024E", "1H24", "5G"
@@ -306,7 +164,7 @@ def _read(text: str, raw: str, a: int, b: int, source: bool = False) -> Figure |
     start += len(span) - len(span.lstrip())
     span = span.strip()
     fig = Figure(span, (start, start + len(span)), number, value, kind, unit=unit)
-    return replace(fig, scale=_SCALES.get(scale_word, 1.0), scale_word=scale_word,
+    return replace(fig, scale=SCALES.get(scale_word, 1.0), scale_word=scale_word,
                    currency=currency, decimals=decimals,
                    is_year=plain_int and 1900 <= number <= 2100 and not paren)  # fmt: skip
 
@@ -322,17 +180,6 @@ def _tabular(text: str, at: int) -> bool:
     """A table's line (cells split by "|", a tab or a run of spaces): "(1,234)" is negative."""
     line = text[text.rfind("\n", 0, at) + 1 : (text.find("\n", at) + 1 or len(text) + 1) - 1]
     return "|" in line or "\t" in line or re.search(r"\S {3,}\S", line) is not None
-
-
-def _value(number: float, unit: str, currency: str, scale: float) -> tuple[str, float]:
-    """(kind, value in base units); percents divided as FinQA's script does (x / 100.0)."""
-    if unit in ("%", "pp"):
-        return PERCENT, number / 100.0
-    if unit == "bp":
-        return PERCENT, number / 10_000.0
-    if unit == "x":
-        return MULTIPLE, number
-    return (CURRENCY if currency else PLAIN), number * scale
 
 
 _JOIN = re.compile(r"^\s*(?:-|–|—|to)\s*$")
@@ -385,7 +232,7 @@ def _bare(lo: Figure, hi: Figure) -> bool:
 def _join(text: str, lo: Figure, hi: Figure) -> Figure:
     currency = hi.currency or lo.currency
     if _bare(lo, hi):
-        kind, low = _value(lo.number, hi.unit, currency, hi.scale)
+        kind, low = base_value(lo.number, hi.unit, currency, hi.scale)
     else:
         kind, low = hi.kind, lo.value
     between = _BETWEEN.search(text[max(0, lo.span[0] - 12) : lo.span[0]])
@@ -393,17 +240,3 @@ def _join(text: str, lo: Figure, hi: Figure) -> Figure:
     return replace(hi, text=text[span[0] : span[1]], span=span, number=lo.number, value=low,
                    high=hi.value, decimals=max(lo.decimals, hi.decimals), currency=currency,
                    kind=kind if hi.kind in (PLAIN, CURRENCY) else hi.kind)  # fmt: skip
-
-
-def with_scale(fig: Figure, hint: tuple[float, str]) -> Figure:
-    """A context scale applies to figures stating none ("5,678" under "in millions")."""
-    factor, word = hint
-    if fig.scale_word or fig.kind in (PERCENT, MULTIPLE) or fig.is_year:
-        return fig
-    if word == "percent":  # TAT-QA's scale "percent": the figures are percentages
-        high = None if fig.high is None else fig.high / 100.0
-        return replace(fig, kind=PERCENT, value=fig.value / 100.0, high=high, scale_word=word,
-                       scale_from_hint=True)  # fmt: skip
-    high = None if fig.high is None else fig.high * factor
-    return replace(fig, value=fig.value * factor, scale=factor, scale_word=word,
-                   scale_from_hint=True, high=high)  # fmt: skip

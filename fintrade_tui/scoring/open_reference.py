@@ -13,7 +13,8 @@ import re
 from dataclasses import replace
 
 from fintrade_tui.scoring.answer_kinds import key_figures
-from fintrade_tui.scoring.figures import Figure, figures
+from fintrade_tui.scoring.figure import Figure
+from fintrade_tui.scoring.figures import figures
 from fintrade_tui.scoring.readings import about_same, agrees
 from fintrade_tui.scoring.verdict import DEFERRED, EQUAL, NO_NUMBER, NOT_EQUAL, OPEN, Match
 

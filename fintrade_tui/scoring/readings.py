@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from fintrade_tui.scoring.figures import PERCENT, Figure
+from fintrade_tui.scoring.figure import PERCENT, Figure
 
 _ASKS_PERCENT = re.compile(r"\bper\s?cent(?:age)?\b|%|\brate\b|\bmargin\b|\byield\b", re.I)
 _ASKS_BPS = re.compile(r"\bbasis\s+points?\b|\bbps?\b", re.I)
@@ -114,8 +114,8 @@ def _precision(fig: Figure, ref: Figure, question: str, text: str, found: list[F
                tol: tuple[float, float]) -> str | None:  # fmt: skip
     digits = len(re.sub(r"\D", "", f"{fig.stated:.{fig.decimals}f}").lstrip("0"))
     if digits >= 2 and fig.number and round(in_units(ref.value, fig), fig.decimals) == fig.number:
-        places = f"{fig.decimals} decimal{'s' * (fig.decimals != 1)}"
-        return f"equal at the answer's precision ({places})"
+        stated = f"{fig.decimals} decimal{'s' * (fig.decimals != 1)}"
+        return f"equal at the answer's precision ({stated})"
     places = significant_decimals(ref)
     written = places > 0 and ref.span[0] >= 0  # a reference written as text, rounded
     mine = in_units(fig.value, ref) if ref.kind == PERCENT else fig.value / ref.scale

@@ -8,10 +8,12 @@ over pairs gives precision (per predicted point), recall (per reference point) a
 Cell conventions, applied identically to prediction and reference:
 
 * Surrounding markdown emphasis (``**``, ``__``, backticks) and whitespace are stripped.
-* Numbers: currency signs ($ € £ ¥), spaces and thousands separators ("1,234,567") are
-  dropped; ``(1,234)`` is -1234; the Unicode minus is a minus; a trailing ``%`` divides by 100
-  ("12.5%" -> 0.125). Decimal arithmetic keeps "12.5%" and "0.125" the same float. Scale words
-  ("1.2 billion", "$3M") are NOT interpreted: such cells stay strings.
+* Numbers: a cell that is one figure, whole, as the figures reader (scoring/figures.py) reads
+  it: currency signs and codes, thousands separators ("1,234,567"), ``(1,234)`` as -1234, the
+  Unicode minus, percents and basis points as fractions ("12.5%" -> 0.125), scale words and
+  suffixes ("1.2 billion", "$3M"). Decimal arithmetic keeps "12.5%" and "0.125" the same float.
+  A range ("5-7%"), a cell with words beside its figure ("12.5% (est.)") or with more than one
+  figure stays a string.
 * Anything else is a string, lowercased with whitespace collapsed; empty cells are no point.
 """
 
@@ -19,12 +21,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
+from typing import Any
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 from scipy.optimize import linear_sum_assignment
+
+from fintrade_tui.scoring.figures import figures
 
 Rows = list[list[str]]
 TableInput = str | Sequence[Sequence[str]] | None
@@ -36,8 +41,6 @@ _EXACT = 1e-12  # relative errors below this are float noise, i.e. an exact matc
 
 _SEP_CELL = re.compile(r"^:?-+:?$")
 _PIPE = re.compile(r"(?<!\\)\|")
-_NUMBER = re.compile(r"^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][+-]?\d+)?$")
-_DROP = re.compile(r"[\s$€£¥]")
 
 
 def _split_row(line: str) -> list[str]:
@@ -85,24 +88,14 @@ def _clean(cell: str) -> str:
 
 def parse_number(cell: str) -> float | None:
     """The number a table cell holds (see the module docstring), or None if it is text."""
-    s = _DROP.sub("", _clean(cell)).replace("\u2212", "-")
-    negative = False
-    pct = s.endswith("%")
-    if pct:
-        s = s[:-1]
-    if len(s) >= 2 and s[0] == "(" and s[-1] == ")":
-        negative, s = True, s[1:-1]
-        if not pct and s.endswith("%"):  # "(12.5%)" as well as "(12.5)%"
-            pct, s = True, s[:-1]
-    if not any(ch.isdigit() for ch in s) or not _NUMBER.match(s):
+    text = _clean(cell)
+    found = figures(text)
+    if len(found) != 1 or found[0].is_range:
         return None
-    try:
-        value = Decimal(s.replace(",", ""))
-    except InvalidOperation:
-        return None
-    if pct:
-        value /= 100
-    return float(-value if negative else value)
+    fig = found[0]
+    if text[: fig.span[0]].strip() or text[fig.span[1] :].strip():
+        return None  # words beside the figure: a string
+    return float(Decimal(repr(fig.number)) * Decimal(repr(fig.factor)))
 
 
 def _norm_text(cell: str) -> str:
@@ -194,7 +187,9 @@ def _value_similarity(p: float | str, r: float | str, theta: float) -> float:
     return 1.0 - min(1.0, err / theta)
 
 
-def _empty(reason: str, tau: float, theta: float, n_pred: int = 0, n_ref: int = 0) -> dict:
+def _empty(
+    reason: str, tau: float, theta: float, n_pred: int = 0, n_ref: int = 0
+) -> dict[str, Any]:
     return {
         "precision": 0.0,
         "recall": 0.0,
@@ -215,7 +210,7 @@ def _score(
     ref: dict[str, float | str],
     pairs: list[tuple[int, int, float]],
     theta: float,
-) -> tuple[float, list[dict]]:
+) -> tuple[float, list[dict[str, Any]]]:
     pkeys, rkeys = list(pred), list(ref)
     total, detail = 0.0, []
     for i, j, d in pairs:
@@ -247,7 +242,7 @@ def rms_sweep(
     ref: TableInput,
     tau: float = 0.5,
     thetas: Sequence[float] = DEFAULT_THETAS,
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """RMS at each theta (one dict per theta, same keys as :func:`rms`).
 
     Keys are matched once (the assignment does not depend on theta), then scored per theta.
@@ -273,9 +268,9 @@ def rms_sweep(
     rkeys = list(ref_pts)
     matched = {name: _assign(list(pts), rkeys, tau) for name, pts in orientations.items()}
 
-    out = []
+    out: list[dict[str, Any]] = []
     for theta in thetas:
-        best: dict | None = None
+        best: dict[str, Any] | None = None
         for name, pts in orientations.items():  # as_given first: it wins ties
             total, detail = _score(pts, ref_pts, matched[name], theta)
             precision, recall = total / len(pts), total / len(ref_pts)
@@ -294,6 +289,7 @@ def rms_sweep(
                     "reason": None,
                     "pairs": detail,
                 }
+        assert best is not None  # there are two orientations: the first sets it
         out.append(best)
     return out
 
@@ -303,7 +299,7 @@ def rms(
     ref_text_or_rows: TableInput,
     tau: float = 0.5,
     theta: float = 0.05,
-) -> dict:
+) -> dict[str, Any]:
     """RMS precision / recall / F1 of a predicted table against a reference table.
 
     Inputs are markdown text (the first table is used) or rows of cells. Returns a dict with

@@ -103,8 +103,8 @@ def stance(question: str, answer: str) -> Stance | None:
     docstring for the order of readings)."""
     if said := stated_yes_no(answer or ""):
         return Stance(said, "the word", _clip(answer.strip().split("\n")[0]))
-    if said := _concluding_word(answer or ""):
-        return Stance(said[0], "the word", said[1])
+    if concluded := _concluding_word(answer or ""):
+        return Stance(concluded[0], "the word", concluded[1])
     sentences = [s.strip() for s in _SENTENCE.split(answer or "") if s and s.strip()]
     sentences = [s for s in sentences if not _SAYS_NOTHING.search(s)]
     concluding = [s for s in sentences if _CONCLUDES.search(s)]

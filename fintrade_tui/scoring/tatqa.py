@@ -23,7 +23,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from fintrade_tui.errors import UserError
-from fintrade_tui.scoring.figures import Figure, figures, fmt, scale_of
+from fintrade_tui.scoring.figure import Figure, fmt, scale_of
+from fintrade_tui.scoring.figures import figures
 from fintrade_tui.scoring.verdict import EQUAL, NO_NUMBER, NOT_EQUAL, Match, pick
 
 _SCALE = {"": 1, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000, "percent": 0.01}
@@ -42,7 +43,7 @@ def tatqa_match(
     answer_scale: str | None = None,
 ) -> Match:
     """The `tatqa` mode of answer_match.match (which see)."""
-    gold = _gold(reference, scale_hint)
+    gold = gold_annotation(reference, scale_hint)
     kind, scale = gold["answer_type"], gold.get("scale") or ""
     golds = _gold_answers(gold)
     if isinstance(answer, list) or answer_scale is not None:
@@ -76,7 +77,7 @@ def tatqa_match(
     return Match(verdict, reason, "tatqa", value, gold_str, fig, None, em, f1, scale_ok, pred)
 
 
-def _gold(reference: Any, scale_hint: str | None) -> dict[str, Any]:
+def gold_annotation(reference: Any, scale_hint: str | None) -> dict[str, Any]:
     """A TAT-QA annotation; a bare reference becomes one (arithmetic if it is a number)."""
     if isinstance(reference, Mapping):
         if "answer" not in reference or reference.get("answer_type") is None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from fintrade_tui.scoring.figures import PLAIN, Figure
+from fintrade_tui.scoring.figure import PLAIN, Figure
 
 EQUAL, NOT_EQUAL, IN_RANGE = "equal", "not_equal", "in_range"
 NO_NUMBER, NO_REFERENCE = "no_number", "no_reference"

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from fintrade_tui.stats.paired import _finite
+from fintrade_tui.stats.paired import finite_or_none
 
 DIMENSIONS = ("accuracy", "completeness", "relevance", "clarity")
 LEVELS = [1, 2, 3, 4, 5]
@@ -66,13 +66,13 @@ def agreement(human: Sequence[int | None], judge: Sequence[int | None]) -> dict[
         # A constant side makes rho undefined; scipy would return NaN with a warning.
         if n >= 2 and np.ptp(h) > 0 and np.ptp(j) > 0:
             res = stats.spearmanr(h, j)
-            out["spearman_rho"] = _finite(res.statistic)
-            out["spearman_p"] = _finite(res.pvalue)
+            out["spearman_rho"] = finite_or_none(res.statistic)
+            out["spearman_p"] = finite_or_none(res.pvalue)
 
         from sklearn.metrics import cohen_kappa_score  # slow import: only when needed
 
         # Undefined (e.g. both raters give one and the same score) comes back as NaN → None.
-        out["qwk"] = _finite(cohen_kappa_score(h, j, weights="quadratic", labels=LEVELS))
+        out["qwk"] = finite_or_none(cohen_kappa_score(h, j, weights="quadratic", labels=LEVELS))
     return out
 
 

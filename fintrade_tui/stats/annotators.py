@@ -5,7 +5,8 @@ Per rubric dimension: quadratic-weighted Cohen's κ for every annotator pair (sc
 stats.agreement), Krippendorff's α (ordinal) over all annotators (the `krippendorff` package,
 imported lazily), exact and ±1 agreement, N items. An adjudication is one more human score
 (append-only, through ScoreStore) carrying ``detail.adjudication``; it never counts as an
-annotator here.
+annotator here. Which score then counts for a run (the settled one, on the dimensions it
+settles) is workspace/score_reader.py's rule, the one every table reads by.
 """
 
 from __future__ import annotations
@@ -19,14 +20,11 @@ import duckdb
 import numpy as np
 
 from fintrade_tui.stats.agreement import DIMENSIONS, agreement
-from fintrade_tui.stats.paired import _finite
+from fintrade_tui.stats.paired import finite_or_none
+from fintrade_tui.workspace.score_reader import is_adjudication
 
 ADJUDICATOR = "adjudicated"  # the annotator name an adjudication is saved under by default
 GAP = 2  # a disagreement: two annotators 2+ points apart on a dimension
-
-
-def is_adjudication(score: dict[str, Any]) -> bool:
-    return bool((score.get("detail") or {}).get("adjudication"))
 
 
 def human_scores(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
@@ -56,7 +54,7 @@ def krippendorff_alpha(data: Any) -> float | None:
             a = krippendorff.alpha(reliability_data=data, level_of_measurement="ordinal")
         except (ValueError, ZeroDivisionError):
             return None
-    return _finite(a)
+    return finite_or_none(a)
 
 
 def dimension_agreement(by_run: dict[str, dict[str, int]], annotators: list[str]) -> dict:

@@ -15,8 +15,8 @@ from typing import Any
 import duckdb
 import numpy as np
 
-from fintrade_tui.stats.paired import _finite, bootstrap_ci, holm, paired_tests, stars
-from fintrade_tui.stats.tables import CATEGORIES, _order_conditions, category_columns
+from fintrade_tui.stats.paired import bootstrap_ci, finite_or_none, holm, paired_tests, stars
+from fintrade_tui.stats.tables import CATEGORIES, category_columns, ordered_conditions
 from fintrade_tui.workspace.evidence import LABELS
 
 ALL = "All"
@@ -52,36 +52,20 @@ def run_scores(
 ) -> list[dict[str, Any]]:
     """One row per scored run and protocol: ``run_id``, ``model``, ``condition``,
     ``category``, ``source``, ``question_id``, ``protocol`` and ``score`` = the mean over the
-    four rubric dimensions (of the latest ok scores; each dimension averaged over annotators
-    first). An adjudicated dimension (see stats.annotators) replaces the annotators' scores."""
+    four rubric dimensions of each dimension's value that counts (of the latest ok scores, by
+    the rule of workspace/score_reader.py: an adjudicated dimension its settled score, any
+    other the mean over annotators)."""
     from fintrade_tui.stats.breakdown import run_fields
     from fintrade_tui.workspace.questions import load_questions
     from fintrade_tui.workspace.run_records import COMPLETED, RunStore
-    from fintrade_tui.workspace.scores import DIMENSIONS, ScoreStore
+    from fintrade_tui.workspace.score_reader import counted_scores
+    from fintrade_tui.workspace.scores import ScoreStore
 
     latest = ScoreStore(ws).latest(kind=kind, protocol=None)  # every protocol, kept apart
     if not latest:
         return []
-    # run, protocol -> dimension -> scores; an adjudicated dimension keeps only its settlement
-    dims: dict[tuple[str, str], dict[str, list[float]]] = {}
-    settled: dict[tuple[str, str], dict[str, float]] = {}
-    for s in latest:
-        key = (s["run_id"], protocol_of(s))
-        target = (
-            settled.setdefault(key, {}) if (s.get("detail") or {}).get("adjudication") else None
-        )
-        for d in DIMENSIONS:
-            if s.get(d) is None:
-                continue
-            if target is not None:
-                target[d] = float(s[d])
-            else:
-                dims.setdefault(key, {}).setdefault(d, []).append(float(s[d]))
-    by_run: dict[tuple[str, str], float] = {}
-    for key in dims.keys() | {k for k, v in settled.items() if v}:
-        per_dim = {d: float(np.mean(v)) for d, v in dims.get(key, {}).items()}
-        per_dim |= settled.get(key, {})
-        by_run[key] = float(np.mean(list(per_dim.values())))
+    counted = counted_scores(s | {"protocol": protocol_of(s)} for s in latest)
+    by_run = {key: float(np.mean(list(dims.values()))) for key, dims in counted.items() if dims}
     runs = {r["id"]: r for r in RunStore(ws).list(status=COMPLETED, limit=1_000_000)}
     qs = {q.id: q for q in load_questions(ws)}
     out = []
@@ -104,7 +88,7 @@ def _per_question(rows: list[dict[str, Any]]) -> tuple[dict, dict, list[str], li
     models: list[str] = []
     conditions: list[str] = []
     for r in rows:
-        s = _finite(r.get("score"))
+        s = finite_or_none(r.get("score"))
         if s is None:
             continue
         model, cond, qid = str(r["model"]), str(r["condition"]), r["question_id"]
@@ -167,7 +151,7 @@ def lane_table(
     the keys of LANE_COLUMNS. The Holm family is every row of this table with a Wilcoxon p."""
     means, category, models, seen = _per_question(rows)
     lanes = _lanes(category.values())
-    conditions = _order_conditions(seen, baseline)
+    conditions = ordered_conditions(seen, baseline)
     out_rows: list[dict[str, Any]] = []
     comparisons: list[list[str]] = []
     for model in models:

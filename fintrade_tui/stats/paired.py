@@ -17,7 +17,7 @@ import numpy as np
 from scipy import stats
 
 
-def _finite(x: Any) -> float | None:
+def finite_or_none(x: Any) -> float | None:
     """A plain float, or None for NaN / infinity / None (JSON and the UI cannot show NaN)."""
     if x is None:
         return None
@@ -48,9 +48,9 @@ def paired_tests(a: Sequence[float | None], b: Sequence[float | None]) -> dict[s
     d = y - x
     out: dict[str, Any] = {
         "n": n,
-        "mean_a": _finite(x.mean()) if n else None,
-        "mean_b": _finite(y.mean()) if n else None,
-        "mean_diff": _finite(d.mean()) if n else None,
+        "mean_a": finite_or_none(x.mean()) if n else None,
+        "mean_b": finite_or_none(y.mean()) if n else None,
+        "mean_diff": finite_or_none(d.mean()) if n else None,
         "t_stat": None,
         "t_p": None,
         "t_reason": None,
@@ -76,9 +76,12 @@ def paired_tests(a: Sequence[float | None], b: Sequence[float | None]) -> dict[s
             out["t_reason"] = "the differences are all equal: t is undefined"
         else:
             t = stats.ttest_rel(y, x)
-            out["t_stat"], out["t_p"] = _finite(t.statistic), _finite(t.pvalue)
+            out["t_stat"], out["t_p"] = finite_or_none(t.statistic), finite_or_none(t.pvalue)
         w = stats.wilcoxon(y, x)
-        out["wilcoxon_stat"], out["wilcoxon_p"] = _finite(w.statistic), _finite(w.pvalue)
+        out["wilcoxon_stat"], out["wilcoxon_p"] = (
+            finite_or_none(w.statistic),
+            finite_or_none(w.pvalue),
+        )
     return out
 
 
@@ -88,7 +91,7 @@ def holm(pvalues: Sequence[float | None]) -> list[float | None]:
     None (or NaN) entries pass through as None and do not count towards the number of tests.
     Adjusted values are monotone in the raw p-values and capped at 1.
     """
-    idx = [i for i, p in enumerate(pvalues) if _finite(p) is not None]
+    idx = [i for i, p in enumerate(pvalues) if finite_or_none(p) is not None]
     out: list[float | None] = [None] * len(pvalues)
     m = len(idx)
     running = 0.0
@@ -145,7 +148,10 @@ def bootstrap_ci(
                 )
             except (ValueError, FloatingPointError):
                 continue
-        low, high = _finite(res.confidence_interval.low), _finite(res.confidence_interval.high)
+        low, high = (
+            finite_or_none(res.confidence_interval.low),
+            finite_or_none(res.confidence_interval.high),
+        )
         if low is not None and high is not None:
             return (low, high)
     return None
@@ -153,7 +159,7 @@ def bootstrap_ci(
 
 def stars(p: float | None) -> str:
     """Significance marks: "***" p < 0.001, "**" p < 0.01, "*" p < 0.05, "" otherwise."""
-    p = _finite(p)
+    p = finite_or_none(p)
     if p is None:
         return ""
     if p < 0.001:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from fintrade_tui.stats.paired import _finite, bootstrap_ci, holm, paired_tests, stars
+from fintrade_tui.stats.paired import bootstrap_ci, finite_or_none, holm, paired_tests, stars
 from fintrade_tui.workspace.evidence import CONDITIONS, LABELS
 
 CATEGORIES = ("F", "T", "FT")  # FinTradeBench's: always shown together when any is present
@@ -45,7 +45,7 @@ _COMPARISON_KEYS = (
 def _accuracy(values: Iterable[float], top: float = MAX_SCORE) -> float | None:
     """Accuracy % of scores: mean / top × 100 (None for no scores)."""
     v = list(values)
-    return _finite(np.mean(v) / top * 100.0) if v else None
+    return finite_or_none(np.mean(v) / top * 100.0) if v else None
 
 
 def category_columns(categories: Iterable[str]) -> list[str]:
@@ -77,7 +77,7 @@ def _collect(
             conditions.append(cond)
         cat = str(r.get("category") or "").strip()
         category.setdefault(qid, cat.upper() if cat.upper() in CATEGORIES else cat)
-        s = _finite(r.get("score"))
+        s = finite_or_none(r.get("score"))
         if s is None:
             continue
         if not scale[0] <= s <= scale[1]:
@@ -87,7 +87,7 @@ def _collect(
     return scores, category, models, conditions
 
 
-def _order_conditions(seen: list[str], baseline: str) -> list[str]:
+def ordered_conditions(seen: list[str], baseline: str) -> list[str]:
     """Baseline first, then the known conditions in their usual order, then any others."""
     known = [c for c in CONDITIONS if c in seen and c != baseline]
     other = [c for c in seen if c not in CONDITIONS and c != baseline]
@@ -123,7 +123,7 @@ def accuracy_table(
     (why a test is missing, else None). Every model has every cell; empty ones have n = 0.
     """
     scores, category, models, seen = _collect(rows, scale)
-    conditions = _order_conditions(seen, baseline)
+    conditions = ordered_conditions(seen, baseline)
     columns = category_columns(category.values())
     top = scale[1]
 
@@ -201,7 +201,7 @@ def _compare(
     base_acc = _accuracy(base.values(), top)
     cell["baseline_accuracy"] = base_acc
     if base_acc:  # None (no baseline questions) or 0 leave Δ undefined
-        cell["delta_pct"] = _finite((cell["accuracy"] - base_acc) / base_acc * 100.0)
+        cell["delta_pct"] = finite_or_none((cell["accuracy"] - base_acc) / base_acc * 100.0)
     # Pair on the questions both conditions answered; sorted so the bootstrap is reproducible.
     common = sorted(set(base) & set(mine), key=str)
     a = [base[q] for q in common]

@@ -12,8 +12,7 @@
 - `quarter_view`: the nine Table 6 fundamentals visible at the quarter's `as_of` (exactly what
   `snapshot(con, ticker, as_of)` returns), next to the previous quarter's values, with each
   value's source and filing, and a point-in-time badge.
-- `chart_series`: daily adjusted close, MA/EMA 20, volume, OBV, MACD and signal, RSI 14 around
-  a quarter; never a day after `as_of`.
+- the charts' daily series around a quarter: company_chart.py.
 
 All SQL is parameterized. Dates are `date` objects; "as of D" is after the close of D.
 """
@@ -29,7 +28,7 @@ import duckdb
 
 from fintrade_tui.errors import UserError
 from fintrade_tui.store.company_text import display_rows, provenance, quarter_label
-from fintrade_tui.store.queries import _rows, check_ticker, fundamentals_as_of, snapshot
+from fintrade_tui.store.queries import check_ticker, fundamentals_as_of, row_dicts, snapshot
 
 # The nine fundamentals of Table 6, in display order, with their labels.
 RATIO_LABELS: dict[str, str] = {
@@ -43,10 +42,6 @@ RATIO_LABELS: dict[str, str] = {
     "cashflow_assets": "Cash-flow/Assets",
     "dividend_yield": "Dividend yield",
 }
-CHART_FIELDS = [
-    "adj_close", "ma_20", "ema_20", "volume", "obv", "macd", "macd_signal", "rsi_14",
-]  # fmt: skip
-LEAD_DAYS = 152  # a default chart starts this long before the quarter end: the quarter + ~2 months
 DEFAULT_LAG = 90  # config `fundamentals.estimated_lag_days`
 __all__ = ["display_rows", "provenance", "quarter_label"]  # the text forms, kept importable here
 
@@ -68,12 +63,12 @@ def question_counts(ws: duckdb.DuckDBPyConnection) -> dict[str, int]:
 
 def universe(
     con: duckdb.DuckDBPyConnection, question_counts: dict[str, int] | None = None
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Every ticker with prices or filings, sorted: ticker, name, sector, industry,
     first_price, last_price, filings, questions (None when no counts are given), and its
     fundamentals coverage: coverage (filings | vendor | none), periods (quarters with a
     value), first_period, last_period."""
-    rows = _rows(
+    rows = row_dicts(
         con.execute(
             """WITH t AS (SELECT DISTINCT ticker FROM prices
                           UNION SELECT DISTINCT ticker FROM filings),
@@ -100,13 +95,13 @@ def universe(
     return rows
 
 
-def filter_universe(rows: Iterable[dict], text: str) -> list[dict]:
+def filter_universe(rows: Iterable[dict[str, Any]], text: str) -> list[dict[str, Any]]:
     """Rows whose ticker, name, sector or industry contains `text` (case-insensitive): the
     exact ticker first, then ticker prefixes, then the other matches, each in input order."""
     needle = text.strip().lower()
     if not needle:
         return list(rows)
-    ranked: list[tuple[int, int, dict]] = []
+    ranked: list[tuple[int, int, dict[str, Any]]] = []
     for i, r in enumerate(rows):
         ticker = r["ticker"].lower()
         hay = " ".join(str(r.get(k) or "") for k in ("ticker", "name", "sector", "industry"))
@@ -141,7 +136,7 @@ def _quarter_end(d: date) -> date:
     return nxt - timedelta(days=1)
 
 
-def _calendar_quarters(first: date, last: date, lag_days: int) -> list[dict]:
+def _calendar_quarters(first: date, last: date, lag_days: int) -> list[dict[str, Any]]:
     out = []
     q = _quarter_end(first)
     while q <= last:
@@ -154,12 +149,12 @@ def _calendar_quarters(first: date, last: date, lag_days: int) -> list[dict]:
 
 def quarters(
     con: duckdb.DuckDBPyConnection, ticker: str, lag_days: int = DEFAULT_LAG
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """The quarters with data, oldest first. Each: key ("FY2024 Q4" / "CY2024 Q4"), basis
     (fiscal | calendar), fiscal_year, fiscal_period (Q1..Q4), period_end, form, filed,
     accession (None without a filing), as_of and estimated (as_of = period end + lag)."""
     t = check_ticker(con, ticker)
-    filings = _rows(
+    filings = row_dicts(
         con.execute(
             """SELECT fiscal_year, CASE WHEN fiscal_period = 'FY' THEN 'Q4'
                                        ELSE fiscal_period END AS fiscal_period,
@@ -183,7 +178,7 @@ def quarters(
                 {"key": key, "basis": "fiscal", **f, "as_of": f["filed"], "estimated": False}
             )
         return out
-    vendor = _rows(
+    vendor = row_dicts(
         con.execute(
             """SELECT arg_min(fiscal_year, source <> 'sec_pit') AS fiscal_year,
                    arg_min(fiscal_period, source <> 'sec_pit') AS fiscal_period,
@@ -210,18 +205,19 @@ def quarters(
             }
             for v in vendor
         ]
-    first, last = con.execute(
+    bounds = con.execute(
         """SELECT min(d), max(d) FROM (
                SELECT date AS d FROM prices WHERE ticker = ?
                UNION ALL SELECT period_end FROM fundamentals WHERE ticker = ?)""",
         [t, t],
     ).fetchone()
-    if first is None:
+    if bounds is None or bounds[0] is None:  # an aggregate always has its one row
         return []
+    first, last = bounds
     return _calendar_quarters(first, last, lag_days)
 
 
-def find_quarter(qs: list[dict], quarter: str | date | None) -> int:
+def find_quarter(qs: list[dict[str, Any]], quarter: str | date | None) -> int:
     """Index of `quarter` in `qs`: None = the latest; a key ("FY2024 Q4", "fy2024q4",
     "2024Q4"); or a date (the quarter ending then, else the latest ending before it)."""
     if not qs:
@@ -321,7 +317,9 @@ def quarter_view(
                 "previous": pvalue,
                 "previous_source": old["source"] if old else None,
                 # a change across sources (a vendor's ratio vs the filing's) is not a change
-                "change": value - pvalue if comparable else None,
+                "change": value - pvalue
+                if comparable and value is not None and pvalue is not None
+                else None,
                 "source": cur["source"] if cur else None,
                 "estimated": bool(cur["estimated"]) if cur else None,
                 "fiscal_year": cur["fiscal_year"] if cur else None,
@@ -349,60 +347,3 @@ def quarter_view(
         "close": snap["close"],
         "rows": rows,
     }
-
-
-def chart_window(q: dict[str, Any]) -> tuple[date, date, date]:
-    """(start, end, as_of) of a quarter's default chart: the quarter and ~2 months before it,
-    up to its period end, never past its `as_of`."""
-    end = min(q["period_end"], q["as_of"])
-    return q["period_end"] - timedelta(days=LEAD_DAYS), end, q["as_of"]
-
-
-def chart_series(
-    con: duckdb.DuckDBPyConnection,
-    ticker: str,
-    start: date | None = None,
-    end: date | None = None,
-    *,
-    as_of: date | None = None,
-    quarter: str | date | None = None,
-    lag_days: int = DEFAULT_LAG,
-) -> dict[str, Any]:
-    """Daily series for the charts: dates, adj_close, ma_20, ema_20, volume, obv, macd,
-    macd_signal, rsi_14 (lists, None where a signal is undefined).
-
-    With `quarter` (a key, date or None for the latest), `start`/`end` default to the
-    quarter plus ~2 months before it (`LEAD_DAYS`) and `as_of` to the quarter's. No row after
-    `as_of` is ever returned, whatever `end` says.
-    """
-    t = check_ticker(con, ticker)
-    period_end = None
-    if quarter is not None or start is None or end is None:
-        qs = quarters(con, t, lag_days)
-        if qs:
-            q = qs[find_quarter(qs, quarter)]
-            period_end = q["period_end"]
-            q_start, q_end, q_as_of = chart_window(q)
-            start, end, as_of = start or q_start, end or q_end, as_of or q_as_of
-    if as_of is not None:
-        end = min(end, as_of) if end else as_of
-    rows = con.execute(
-        """SELECT s.date, s.adj_close, s.ma_20, s.ema_20, p.volume, s.obv, s.macd,
-                  s.macd_signal, s.rsi_14
-        FROM signals s JOIN prices p ON p.ticker = s.ticker AND p.date = s.date
-        WHERE s.ticker = ? AND (? IS NULL OR s.date >= ?) AND (? IS NULL OR s.date <= ?)
-        ORDER BY s.date""",
-        [t, start, start, end, end],
-    ).fetchall()
-    cols = list(zip(*rows, strict=True)) if rows else [()] * (1 + len(CHART_FIELDS))
-    out: dict[str, Any] = {
-        "ticker": t,
-        "start": start,
-        "end": end,
-        "as_of": as_of,
-        "period_end": period_end,
-        "dates": list(cols[0]),
-    }
-    for name, values in zip(CHART_FIELDS, cols[1:], strict=True):
-        out[name] = [None if v is None or v != v else float(v) for v in values]
-    return out

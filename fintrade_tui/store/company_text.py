@@ -54,7 +54,7 @@ def _period(r: dict[str, Any]) -> str:
 def display_rows(view: dict[str, Any]) -> list[tuple[str, ...]]:
     """The fundamentals table as text (`COLUMNS`). A value that belongs to an earlier period
     than the quarter's says which one; a marked value carries its mark after the number."""
-    out = []
+    out: list[tuple[str, ...]] = []
     pe = view["quarter"]["period_end"]
     for r in view["rows"]:
         source = r["source"] or "—"

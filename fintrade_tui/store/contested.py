@@ -37,7 +37,7 @@ def source_ranks(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
 def entries(note: str | None) -> list[dict[str, Any]]:
     """The note's disagreements: source, value (float or None), item (an input's name for an
     input-level disagreement, else None), text (the entry as written)."""
-    out = []
+    out: list[dict[str, Any]] = []
     for part in (note or "").split("; "):
         m = _ENTRY.match(part.strip())
         if not m:
@@ -58,7 +58,7 @@ def worth_marking(e: dict[str, Any], shown: float | None, mine: int, ranks: dict
         return True  # unparsed (never hide what we cannot read) or at least as trusted
     if e["item"] is None and shown is not None and e["value"] is not None:
         scale = max(abs(shown), abs(e["value"]))
-        return scale > 0 and abs(shown - e["value"]) / scale > MARK_REL_DIFF
+        return bool(scale > 0 and abs(shown - e["value"]) / scale > MARK_REL_DIFF)
     return False
 
 

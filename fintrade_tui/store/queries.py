@@ -35,7 +35,8 @@ BEST_ORDER = f"""(value IS NULL), period_end DESC NULLS LAST,
     fiscal_year DESC NULLS LAST, fiscal_period DESC NULLS LAST, value DESC NULLS LAST"""
 
 
-def _rows(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+def row_dicts(cur: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """A query's result rows as dicts keyed by column name."""
     names = [d[0] for d in cur.description]
     return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
 
@@ -113,8 +114,8 @@ def fundamentals_gaps(con: duckdb.DuckDBPyConnection, ticker: str, as_of: date) 
 
 def _newer(a: dict[str, Any], b: dict[str, Any]) -> bool:
     if a["period_end"] and b["period_end"]:
-        return a["period_end"] > b["period_end"]
-    return a["filed"] > b["filed"]
+        return bool(a["period_end"] > b["period_end"])
+    return bool(a["filed"] > b["filed"])
 
 
 def _best(
@@ -133,7 +134,7 @@ def best_many(
     """Per ticker: (ratio -> the value a snapshot shows, ratio -> why there is none), in one
     query for many tickers. `BEST_ORDER` picks the row; a newer period known to be unusable
     (a stale input, no source with debt) or a value older than `OUTDATED_DAYS` is a gap."""
-    rows = _rows(
+    rows = row_dicts(
         con.execute(
             f"""SELECT ticker, ratio, value, fiscal_year, fiscal_period, period_end,
                    available_from AS filed, accession, source, estimated, price_date, concepts,
@@ -177,9 +178,9 @@ def best_many(
 
 def signals_between(
     con: duckdb.DuckDBPyConnection, ticker: str, start: date | None, end: date | None
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     t = check_ticker(con, ticker)
-    return _rows(
+    return row_dicts(
         con.execute(
             f"""SELECT date, adj_close, {", ".join(SIGNALS)} FROM signals
             WHERE ticker = ? AND (? IS NULL OR date >= ?) AND (? IS NULL OR date <= ?)
@@ -191,9 +192,9 @@ def signals_between(
 
 def facts_for(
     con: duckdb.DuckDBPyConnection, ticker: str, concept: str, dimensional: bool = False
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     t = check_ticker(con, ticker)
-    return _rows(
+    return row_dicts(
         con.execute(
             """SELECT f.concept, f.value, f.unit, f.start_date AS start, f.end_date AS "end",
                    f.instant, f.accession, g.form, g.filed, f.segments
@@ -207,9 +208,9 @@ def facts_for(
 
 def fundamentals_for(
     con: duckdb.DuckDBPyConnection, ticker: str, source: str | None = None
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     t = check_ticker(con, ticker)
-    return _rows(
+    return row_dicts(
         con.execute(
             """SELECT fiscal_year, fiscal_period, period_end, ratio, value, source, available_from,
                    estimated, accession, concepts, price_date, note, flags, contested
@@ -232,7 +233,7 @@ def prior_values(
     """The `n` periods of `ratio` ended before `before` (newest first), as known on `as_of`:
     per period the row a snapshot would pick (`BEST_ORDER`); fiscal years only when `annual`,
     else quarters only — an annual and a quarterly ratio of a flow are not comparable."""
-    return _rows(
+    return row_dicts(
         con.execute(
             f"""SELECT ticker, ratio, value, fiscal_year, fiscal_period, period_end,
                    available_from, accession, source, estimated

@@ -159,7 +159,8 @@ class FinTradeApp(WorkspaceRefresh, App):
             return self.can_go_back()
         return True
 
-    def action_back(self) -> None:
+    # sync where Textual's is async (its actions may be either): screens call it directly
+    def action_back(self) -> None:  # type: ignore[override]
         """Back to the previous screen. Leaving panes that still stream cancels them, so the
         first Escape only says so; a second one within 3 s leaves."""
         if not self.can_go_back():

@@ -55,10 +55,11 @@ class SeriesChart(PlotextPlot):
         plt = self.plt
         plt.clear_figure()
         plt.date_form(DATE_FORM)
-        if self.points:
-            ticker = self.series["ticker"]
+        series = self.series
+        if series is not None and self.points:
+            ticker = series["ticker"]
             plt.title(f"{ticker} {self.heading}")
-            self.draw(plt, self.series)
+            self.draw(plt, series)
         else:
             plt.title(f"{self.heading}: {self.message}")
         self.refresh()

@@ -20,13 +20,22 @@ ui/textual_private.py (Textual has no public way to give a screen its update tim
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from textual import constants, events
 from textual.timer import Timer
 
 from fintrade_tui.ui.textual_private import FrameTimerHook, batch_open, paint_now
 
+if TYPE_CHECKING:
+    from textual.screen import Screen
 
-class FramePaced(FrameTimerHook):
+    _ScreenMixin = Screen[Any]  # for the type checker: the mixin's methods run on a Screen
+else:
+    _ScreenMixin = object
+
+
+class FramePaced(FrameTimerHook, _ScreenMixin):
     """Mixed into a Screen (before it): its repaints come from `frame_timer()`."""
 
     FRAME_RATE = 240  # ticks per second; Textual's TEXTUAL_FPS, if set higher, wins

@@ -13,6 +13,8 @@ from textual.screen import Screen
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
+from fintrade_tui.ui.app_access import fintrade_app
+
 
 class QuestionForm(Screen):
     """Subclasses set STATUS (the status widget's id) and NO_QUESTION (what to do without a
@@ -43,9 +45,12 @@ class QuestionForm(Screen):
     def load(self) -> tuple[Any, list[dict[str, Any]]]:
         from fintrade_tui.workspace.questions import get_question
 
-        cur = self.app.workspace()
+        question_id = self.question_id
+        if question_id is None:  # on_mount loads only with a question
+            raise ValueError(self.NO_QUESTION)
+        cur = fintrade_app(self).workspace()
         try:
-            q = get_question(cur, self.question_id)
+            q = get_question(cur, question_id)
         finally:
             cur.close()
         return q, self.load_history()
@@ -56,7 +61,9 @@ class QuestionForm(Screen):
         if event.state == WorkerState.ERROR:
             self._status(str(event.worker.error).splitlines()[0][:300], True)
         elif event.state == WorkerState.SUCCESS:
-            self.loaded(*event.worker.result)
+            result = event.worker.result  # load's (question, history): set on success
+            if result is not None:
+                self.loaded(*result)
 
     def _status(self, text: str, error: bool = False) -> None:
         status = self.query_one(self.STATUS, Static)

@@ -21,13 +21,14 @@ from contextlib import suppress
 from datetime import date
 from typing import Any
 
+from textual import events
 from textual.widgets import DataTable, Input, TextArea
 
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
 from fintrade_tui.ui.app import FinTradeApp
 
-SCREENS = ("universe", "company", "questions", "arena", "results")
+SCREENS = ("universe", "company", "questions", "arena", "results", "own_question")
 SETTLE_ROUNDS = 3  # pause + wait for workers, as tests/ui/test_results.py `settle()` does
 SCREEN_WAITS = 400  # x 50 ms: how long the asked-for screen may take to be pushed
 MAX_ROUNDS = 40  # a screen whose workers start further workers: keep waiting, but not forever
@@ -54,9 +55,12 @@ class ShotApp(FinTradeApp):
         self.given_store, self.given_workspace = store, workspace
         self.errors: list[tuple[str, BaseException]] = []
 
-    def on_mount(self, event: Any) -> None:
-        event.prevent_default()  # FinTradeApp.on_mount opens `start` without arguments
-        self.action_goto(self.start, **self.screen_args)
+    def on_mount(self, event: events.Mount | None = None) -> None:
+        if event is not None:  # Textual passes it (a handler that takes a parameter)
+            event.prevent_default()  # FinTradeApp.on_mount opens `start` without arguments
+        # the own-question form opens from the Company screen (`o`), prefilled from it
+        first = "company" if self.start == "own_question" else self.start
+        self.action_goto(first, **self.screen_args)
 
     def store(self) -> Any:
         if self.given_store is None:
@@ -133,13 +137,14 @@ def screen_args(
         "questions": {"ticker", "quarter", "question"},
         "arena": {"run", "question"},
         "results": set(),
+        "own_question": {"ticker", "quarter"},
     }[screen]
     given = {"ticker": ticker, "quarter": quarter, "run": run_ids, "question": question_id}
     for name, value in given.items():
         if value and name not in takes:
             fix = f"drop it, or use it with {_users(name)}"
             raise UserError(f"--{name} {_show(value)}", f"means nothing to {screen}", fix)
-    if screen == "company":
+    if screen in ("company", "own_question"):
         if not ticker or not ticker.strip():
             raise UserError("company", "needs a ticker", "pass --ticker, e.g. --ticker NVDA")
         when: str | date | None = date.max if (quarter or "").lower() == "latest" else quarter
@@ -155,8 +160,8 @@ def screen_args(
 
 def _users(option: str) -> str:
     names = {
-        "ticker": "company or questions",
-        "quarter": "company or questions",
+        "ticker": "company, own_question or questions",
+        "quarter": "company, own_question or questions",
         "run": "arena",
         "question": "arena or questions",
     }
@@ -209,6 +214,9 @@ def _in_own_loop(make: Any) -> str:
 async def _draw(app: ShotApp, size: tuple[int, int], title: str | None, focus: str | None) -> str:
     try:
         async with app.run_test(size=size) as pilot:
+            if app.start == "own_question":
+                await _settle(pilot, "company")
+                app.screen.action_own()  # `o`: the form, prefilled from the Company screen
             await _settle(pilot)
             if app.errors:
                 where, exc = app.errors[0]
@@ -232,13 +240,13 @@ async def _draw(app: ShotApp, size: tuple[int, int], title: str | None, focus: s
         app.close_own()
 
 
-async def _settle(pilot: Any) -> None:
-    """Until the asked-for screen is up and no worker runs (a worker's result may start
-    another: Arena's load, then panes)."""
+async def _settle(pilot: Any, screen: str | None = None) -> None:
+    """Until the asked-for screen (or `screen`) is up and no worker runs (a worker's result
+    may start another: Arena's load, then panes)."""
     from fintrade_tui.ui.registry import SCREENS as CLASSES
 
     app = pilot.app
-    want = CLASSES[app.start][1]
+    want = CLASSES[screen or app.start][1]
     for _ in range(SCREEN_WAITS):  # pushed on mount: on a busy machine that is not at once
         if type(app.screen).__name__ == want:
             break
@@ -286,5 +294,5 @@ def _no_blink(app: ShotApp) -> None:
     """A cursor caught half-way through a blink would differ from one export to the next."""
     for widget in app.screen.query(Input):
         widget.cursor_blink = False
-    for widget in app.screen.query(TextArea):
-        widget.cursor_blink = False
+    for area in app.screen.query(TextArea):
+        area.cursor_blink = False

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from contextlib import suppress
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from markdown_it import MarkdownIt
 from textual.await_complete import AwaitComplete
@@ -80,7 +80,10 @@ class SteadyParagraph(MarkdownParagraph):
 
 
 async def _replace(old: Widget, new: Widget) -> None:
-    await old.parent.mount(new, after=old)
+    parent = old.parent
+    if not isinstance(parent, Widget):  # a mounted block's parent is a widget
+        raise RuntimeError(f"{old!r} is not mounted in a widget")
+    await parent.mount(new, after=old)
     await old.remove()
 
 
@@ -94,9 +97,21 @@ async def _update_inner(old: Widget, new: MarkdownBlock) -> None:
         await _replace(old, new)
 
 
-class _InPlaceList(AppendHook):
+if TYPE_CHECKING:
+    _ListBlock = MarkdownBlock  # for the type checker: mixed into Textual's list blocks
+else:
+    _ListBlock = object
+
+
+class _InPlaceList(AppendHook, _ListBlock):
     """Mixed into Textual's list blocks: an append updates the last item and mounts new ones
     instead of mounting the whole list again."""
+
+    if TYPE_CHECKING:
+
+        def _symbols(self, items: list[MarkdownListItem]) -> list[str]:
+            """Each item's bullet as drawn (the concrete list classes say how)."""
+            ...
 
     async def update_from_block(self, block: MarkdownBlock) -> None:
         """The document's last block, re-parsed by an append (through AppendHook)."""
@@ -134,7 +149,11 @@ class _InPlaceList(AppendHook):
         return Horizontal(bullet, Vertical(*parsed_blocks(item)))
 
     def _symbols_shown(self) -> list[str]:
-        return [b.symbol for b in self.query(MarkdownBullet) if b.parent.parent is self]
+        return [
+            b.symbol
+            for b in self.query(MarkdownBullet)
+            if b.parent is not None and b.parent.parent is self
+        ]
 
 
 class InPlaceBulletList(_InPlaceList, MarkdownBulletList):

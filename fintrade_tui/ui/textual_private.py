@@ -136,4 +136,7 @@ def notifications(app: App[Any]) -> list[Notification]:
 def send_as_terminal(app: App[Any], message: Message) -> None:
     """Deliver a message the way the terminal's reader thread does (through the driver, in a
     task of its own), so it can overtake or trail what the app is handling."""
-    app._driver.send_message(message)
+    driver = app._driver
+    if driver is None:  # not running: there is no terminal to deliver from
+        raise RuntimeError("the app has no driver: it is not running")
+    driver.send_message(message)

@@ -17,10 +17,13 @@ import re
 import secrets
 import ssl
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui.clock import SYSTEM, Clock
 from fintrade_tui.errors import UserError
+
+if TYPE_CHECKING:
+    from aiohttp.typedefs import Middleware
 
 TOKEN_ENV = "FINTRADE_SERVE_TOKEN"
 TOKEN_PARAM = "token"
@@ -193,7 +196,7 @@ def refusal_page(verdict: Verdict) -> str:
 Handler = Callable[[Any], Awaitable[Any]]
 
 
-def access_middleware(access: Access) -> Callable[[Any, Handler], Awaitable[Any]]:
+def access_middleware(access: Access) -> Middleware:
     """The aiohttp middleware that holds the door for every route (the page, its static
     files, downloads, the WebSocket): a request not let in gets 403 and the refusal page
     before its handler runs. A page load with the token gets the cookie."""

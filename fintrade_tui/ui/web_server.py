@@ -140,8 +140,9 @@ def server_class() -> type:
                 process.kill()
                 await process.wait()
 
-    # the one place textual-serve builds a session's app service (Server.handle_websocket)
-    textual_serve.server.AppService = ReapedAppService
+    # the one place textual-serve builds a session's app service (Server.handle_websocket);
+    # it takes no factory, so its module's class is replaced (mypy: a class is not assignable)
+    textual_serve.server.AppService = ReapedAppService  # type: ignore[misc]
 
     class ExplorerServer(Server):
         def __init__(
@@ -217,11 +218,13 @@ def server_class() -> type:
                 "application": {"name": self.title},
             }
 
-        async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+        async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
             origin = request.headers.get("Origin", "").lower()
             if origin not in self.origins:
                 raise web.HTTPForbidden(text=f"origin {origin or '(none)'} may not drive the app")
             task = asyncio.current_task()
+            if task is None:  # aiohttp runs each handler in a task
+                raise RuntimeError("handle_websocket runs outside a task")
             self.sessions[task] = request  # for on_shutdown
             try:
                 try:

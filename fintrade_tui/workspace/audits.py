@@ -41,7 +41,7 @@ CREATE TABLE IF NOT EXISTS item_audits (
     UNIQUE (question_id, annotator, version)
 );
 """
-_COLUMNS = ["id", "question_id", "annotator", "version", "created_at", *CRITERIA, "note"]
+AUDIT_COLUMNS = ["id", "question_id", "annotator", "version", "created_at", *CRITERIA, "note"]
 
 
 def check_value(criterion: str, value: str) -> str:
@@ -95,19 +95,21 @@ class ItemAuditStore:
         from fintrade_tui.workspace.locked import insert_rows
 
         with self.table.transaction() as cur:
-            (found,) = cur.execute(
+            counted = cur.execute(
                 "SELECT count(*) FROM questions WHERE id = ?", [question_id]
             ).fetchone()
+            assert counted is not None  # an aggregate without GROUP BY returns one row
+            (found,) = counted
             if not found:
                 raise UserError(
                     f"question {question_id!r}", "not found", "see `fintrade-tui questions list`"
                 )
             prev = cur.execute(
-                f"SELECT {', '.join(_COLUMNS)} FROM item_audits"
+                f"SELECT {', '.join(AUDIT_COLUMNS)} FROM item_audits"
                 " WHERE question_id = ? AND annotator = ? ORDER BY version DESC LIMIT 1",
                 [question_id, annotator],
             ).fetchone()
-            last = dict(zip(_COLUMNS, prev, strict=True)) if prev else {}
+            last = dict(zip(AUDIT_COLUMNS, prev, strict=True)) if prev else {}
             missing = [c for c in CRITERIA if c not in given and c not in last]
             if missing:
                 raise UserError(
@@ -124,7 +126,7 @@ class ItemAuditStore:
                 **{c: given.get(c, last.get(c)) for c in CRITERIA},
                 "note": last.get("note") if note is None else (note or None),
             }
-            insert_rows(cur, "item_audits", _COLUMNS, [[row[c] for c in _COLUMNS]])
+            insert_rows(cur, "item_audits", AUDIT_COLUMNS, [[row[c] for c in AUDIT_COLUMNS]])
         return row
 
     def history(self, question_id: str | None = None) -> list[dict[str, Any]]:
@@ -132,7 +134,7 @@ class ItemAuditStore:
         if not self.ready:
             return []
         return self._select(
-            f"SELECT {', '.join(_COLUMNS)} FROM item_audits WHERE ? IS NULL OR question_id = ?"
+            f"SELECT {', '.join(AUDIT_COLUMNS)} FROM item_audits WHERE ? IS NULL OR question_id = ?"
             " ORDER BY question_id, created_at, annotator, version",
             [question_id, question_id],
         )
@@ -143,7 +145,7 @@ class ItemAuditStore:
         if not self.ready:
             return {}
         rows = self._select(
-            f"""SELECT {", ".join(_COLUMNS)} FROM item_audits
+            f"""SELECT {", ".join(AUDIT_COLUMNS)} FROM item_audits
             WHERE ? IS NULL OR annotator = ?
             QUALIFY row_number() OVER (
                 PARTITION BY question_id ORDER BY created_at DESC, version DESC) = 1
@@ -153,4 +155,4 @@ class ItemAuditStore:
         return {r["question_id"]: r for r in rows}
 
     def _select(self, sql: str, params: list[Any]) -> list[dict[str, Any]]:
-        return [dict(zip(_COLUMNS, r, strict=True)) for r in self.table.fetch(sql, params)]
+        return [dict(zip(AUDIT_COLUMNS, r, strict=True)) for r in self.table.fetch(sql, params)]

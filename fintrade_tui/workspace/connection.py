@@ -14,12 +14,14 @@ from fintrade_tui.workspace.questions import SCHEMA
 from fintrade_tui.workspace.run_records import MIGRATE
 from fintrade_tui.workspace.run_records import SCHEMA as RUNS
 from fintrade_tui.workspace.scores import SCHEMA as SCORES
-from fintrade_tui.workspace.sharing import SharedConnection, gate
+from fintrade_tui.workspace.shared_connection import SharedConnection
+from fintrade_tui.workspace.sharing import gate
 
 
 def open_workspace(path: Path, read_only: bool = False) -> SharedConnection:
-    """The workspace as a connection other processes can share (see `workspace/sharing.py`):
-    the file is opened per statement or transaction, never held while a command waits."""
+    """The workspace as a connection other processes can share (see `workspace/sharing.py`
+    and `workspace/shared_connection.py`): the file is opened per statement or transaction,
+    never held while a command waits."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if read_only and not path.exists():
         raise UserError(str(path), "workspace not found", "import questions first")

@@ -59,7 +59,7 @@ class DisputeStore(LockedTable):
     ) -> dict[str, Any]:
         """Append one dispute of a question in the workspace; returns the row (the one already
         there when it is the same dispute at the same time)."""
-        d = {"question_id": question_id, "kind": kind, "reason": reason, "who": who}
+        d: dict[str, Any] = {"question_id": question_id, "kind": kind, "reason": reason, "who": who}
         d |= {"corrected": corrected, "origin": origin, "created_at": at}
         added = self.save_many([d])
         if added:
@@ -155,7 +155,7 @@ def fresh(history: list[dict[str, Any]], disputes: list[dict[str, Any]]) -> list
     would be (reason, correction and who trimmed; created now when it gives no time). Equal
     means the same question, kind, reason, correction, who and time."""
 
-    def key(d: dict[str, Any]) -> tuple:
+    def key(d: dict[str, Any]) -> tuple[Any, ...]:
         return (
             d["question_id"],
             d["kind"],

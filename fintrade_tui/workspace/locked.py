@@ -32,7 +32,7 @@ class LockedTable:
             finally:
                 cur.close()
 
-    def fetch(self, sql: str, params: list[Any]) -> list[tuple]:
+    def fetch(self, sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
         with self.lock:
             cur = self.con.cursor()
             try:

@@ -27,10 +27,12 @@ def save_version(con: duckdb.DuckDBPyConnection, q: Question, who: str = "analys
     con.execute(SCHEMA)
     con.execute("BEGIN")
     try:
-        (last,) = con.execute(
+        newest = con.execute(
             "SELECT coalesce(max(version), 0) FROM question_versions WHERE question_id = ?",
             [q.id],
         ).fetchone()
+        assert newest is not None  # an aggregate without GROUP BY returns one row
+        (last,) = newest
         version = int(last) + 1
         record = json.dumps(q.to_dict(), default=json_default, sort_keys=True)
         con.execute(

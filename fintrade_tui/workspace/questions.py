@@ -81,6 +81,7 @@ _FIELDS = list(Question.__dataclass_fields__)
 
 
 def json_default(v: Any) -> Any:
+    """`json.dumps`'s `default`: a date (or datetime) as its ISO string; anything else fails."""
     if isinstance(v, date):
         return v.isoformat()
     raise TypeError(type(v).__name__)

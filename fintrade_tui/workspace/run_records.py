@@ -7,10 +7,11 @@ provider echoed becomes `***`), Ray shards landed in bulk too.
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import uuid
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any
 
 import duckdb
@@ -18,6 +19,7 @@ import duckdb
 from fintrade_tui import redact
 from fintrade_tui.errors import UserError
 from fintrade_tui.workspace.locked import LockedTable, insert_rows
+from fintrade_tui.workspace.questions import json_default
 
 RUNNING, COMPLETED, ERROR, CANCELLED, TIMEOUT, INTERRUPTED = (
     "running",
@@ -91,14 +93,8 @@ _COLUMNS = [
 ]
 
 
-def _default(v: Any) -> Any:
-    if isinstance(v, date | datetime):
-        return v.isoformat()
-    raise TypeError(type(v).__name__)
-
-
 def dumps(v: Any) -> str:
-    return json.dumps(v, default=_default, sort_keys=True)
+    return json.dumps(v, default=json_default, sort_keys=True)
 
 
 class RunStore(LockedTable):
@@ -123,7 +119,7 @@ class RunStore(LockedTable):
                     [row["batch_key"], COMPLETED],
                 )
             insert_runs(cur, [row])
-        return row["id"]
+        return str(row["id"])
 
     def ids(self, ids: list[str]) -> set[str]:
         """Which of these run ids the table already holds."""
@@ -193,7 +189,9 @@ class RunStore(LockedTable):
                 " SELECT * FROM read_parquet(?, union_by_name = true)",
                 [files],
             )
-            (total,) = cur.execute("SELECT count(*) FROM _shard").fetchone()
+            shard = cur.execute("SELECT count(*) FROM _shard").fetchone()
+            assert shard is not None  # an aggregate without GROUP BY returns one row
+            (total,) = shard
             cur.execute(
                 """CREATE OR REPLACE TEMP TABLE _pick AS
                 SELECT * EXCLUDE (rn) FROM (
@@ -207,7 +205,9 @@ class RunStore(LockedTable):
             _redact_table(cur, "_pick")  # workers redact too; this holds for any shard
             cur.execute("DELETE FROM runs WHERE batch_key IN (SELECT batch_key FROM _pick)")
             cur.execute("INSERT INTO runs BY NAME SELECT * FROM _pick")
-            (n,) = cur.execute("SELECT count(*) FROM _pick").fetchone()
+            picked = cur.execute("SELECT count(*) FROM _pick").fetchone()
+            assert picked is not None  # an aggregate without GROUP BY returns one row
+            (n,) = picked
             cur.execute("DROP TABLE _shard; DROP TABLE _pick")
         return n, total - n
 
@@ -239,7 +239,8 @@ class RunStore(LockedTable):
             raise UserError(f"run {run_id!r}", why, "see `fintrade-tui runs list`")
         return found[0]
 
-    def _select(self, sql: str, params: list[Any]) -> list[dict[str, Any]]:
+    def _select(self, sql: str, params: list[Any]) -> builtins.list[dict[str, Any]]:
+        # (`builtins.list`: in this class `list` is the method above)
         out = []
         for r in self.fetch(sql, params):
             d = dict(zip(_COLUMNS, r, strict=True))
@@ -252,7 +253,8 @@ class RunStore(LockedTable):
 
 def new_row(row: dict[str, Any]) -> dict[str, Any]:
     """A run's first record: redacted, with its id, `running`, this process and its start."""
-    return redact.scrub(row) | {
+    scrubbed: dict[str, Any] = redact.scrub(row)
+    return scrubbed | {
         "id": row.get("id") or uuid.uuid4().hex[:12],
         "status": RUNNING,
         "pid": os.getpid(),
@@ -265,7 +267,8 @@ def end_fields(fields: dict[str, Any]) -> dict[str, Any]:
     bad = set(fields) - set(_COLUMNS)
     if bad:
         raise ValueError(f"unknown run fields {sorted(bad)}")
-    return redact.scrub(fields)
+    scrubbed: dict[str, Any] = redact.scrub(fields)
+    return scrubbed
 
 
 def update_run(cur: duckdb.DuckDBPyConnection, run_id: str, fields: dict[str, Any]) -> None:

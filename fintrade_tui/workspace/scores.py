@@ -153,7 +153,9 @@ class ScoreStore(LockedTable):
     def save(self, s: Score) -> dict[str, Any]:
         """Append a new version; returns the stored row."""
         with self.transaction() as cur:
-            (found,) = cur.execute("SELECT count(*) FROM runs WHERE id = ?", [s.run_id]).fetchone()
+            counted = cur.execute("SELECT count(*) FROM runs WHERE id = ?", [s.run_id]).fetchone()
+            assert counted is not None  # an aggregate without GROUP BY returns one row
+            (found,) = counted
             if not found:
                 raise UserError(f"run {s.run_id!r}", "not found", "see `fintrade-tui runs list`")
             (row,) = append_scores(cur, [s])
@@ -229,22 +231,3 @@ def append_scores(cur: duckdb.DuckDBPyConnection, scores: list[Score]) -> list[d
         values.append([row[c] for c in _COLUMNS])
     insert_rows(cur, "scores", _COLUMNS, values)
     return rows
-
-
-def mean_by_run(
-    rows: list[dict[str, Any]], protocol: str | None = None
-) -> dict[str, dict[str, float]]:
-    """run id -> dimension -> mean over annotators (rows: latest versions). `protocol` keeps
-    the judge rows of that protocol (and every human row); judge rows of two protocols are
-    never averaged together."""
-    if protocol is not None:
-        rows = [s for s in rows if s.get("protocol") in (None, protocol)]
-    mixed = {s.get("protocol") for s in rows} - {None}
-    if len(mixed) > 1:
-        raise ValueError(f"scores of protocols {sorted(mixed)} mixed: pass protocol=")
-    acc: dict[str, dict[str, list[int]]] = {}
-    for s in rows:
-        for d in DIMENSIONS:
-            if s[d] is not None:
-                acc.setdefault(s["run_id"], {}).setdefault(d, []).append(s[d])
-    return {r: {d: sum(v) / len(v) for d, v in dims.items()} for r, dims in acc.items()}

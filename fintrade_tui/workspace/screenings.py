@@ -86,12 +86,16 @@ class FlagStore(LockedTable):
         from fintrade_tui.errors import UserError
 
         with self.transaction() as cur:
-            (found,) = cur.execute("SELECT count(*) FROM runs WHERE id = ?", [run_id]).fetchone()
+            counted = cur.execute("SELECT count(*) FROM runs WHERE id = ?", [run_id]).fetchone()
+            assert counted is not None  # an aggregate without GROUP BY returns one row
+            (found,) = counted
             if not found:
                 raise UserError(f"run {run_id!r}", "not found", "see `fintrade-tui runs list`")
-            (last,) = cur.execute(
+            newest = cur.execute(
                 "SELECT coalesce(max(version), 0) FROM flag_screenings WHERE run_id = ?", [run_id]
             ).fetchone()
+            assert newest is not None  # an aggregate without GROUP BY returns one row
+            (last,) = newest
             row = {
                 "id": uuid.uuid4().hex[:12],
                 "run_id": run_id,

@@ -8,7 +8,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from fintrade_tui.workspace.sharing import SharedConnection, file_stamp
+from fintrade_tui.workspace.shared_connection import SharedConnection
+from fintrade_tui.workspace.sharing import file_stamp
 
 
 @dataclass(frozen=True)
@@ -77,11 +78,15 @@ class WorkspaceWatch:
             }
             runs = scores = 0
             if "runs" in tables:
-                (runs,) = cur.execute(
+                counted = cur.execute(
                     "SELECT count(*) FROM runs WHERE pid IS DISTINCT FROM ?", [os.getpid()]
                 ).fetchone()
+                assert counted is not None  # an aggregate without GROUP BY returns one row
+                (runs,) = counted
             if "scores" in tables:
-                (scores,) = cur.execute("SELECT count(*) FROM scores").fetchone()
+                counted = cur.execute("SELECT count(*) FROM scores").fetchone()
+                assert counted is not None  # an aggregate without GROUP BY returns one row
+                (scores,) = counted
             return int(runs), int(scores)
         finally:
             cur.close()

@@ -66,7 +66,7 @@ class BufferedRunStore(RunStore):
             full = len(self._new) + len(self._updates) >= ROWS
         if full:
             self.flush()
-        return row["id"]
+        return str(row["id"])
 
     def finish(self, run_id: str, **fields: Any) -> None:
         fields = end_fields(fields)
@@ -102,7 +102,7 @@ class BufferedRunStore(RunStore):
             if self.on_written:
                 self.on_written(ended)
 
-    def _write(self, new: list[dict[str, Any]], updates: list[tuple[str, dict]]) -> None:
+    def _write(self, new: list[dict[str, Any]], updates: list[tuple[str, dict[str, Any]]]) -> None:
         keys = [r["batch_key"] for r in new if r.get("batch_key")]
         with self.transaction() as cur:
             if keys:  # earlier unfinished attempts of these keys are replaced, as `start` does

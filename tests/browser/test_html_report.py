@@ -24,9 +24,9 @@ from fintrade_tui.workspace.run_records import RunStore
 from tests.unit.test_failures_export import populate
 from tests.unit.test_html_export import (  # noqa: F401
     REFERENCE_MD,
-    _cfg_file,
     add_hostile_run,
     case_cfg,
+    written_config,
 )
 
 pytestmark = pytest.mark.browser
@@ -51,7 +51,7 @@ def case_file(built_store: Config, tmp_path_factory: pytest.TempPathFactory) -> 
     with open_workspace(cfg.workspace) as con:
         populate(con)
         add_hostile_run(con)
-    cfg = _cfg_file(cfg, folder)
+    cfg = written_config(cfg, folder)
     out = folder / "case.html"
     assert _export(cfg, out, *CASE) == {"path": str(out), "kind": "case", "runs": 4}
     return cfg, out
@@ -130,7 +130,7 @@ def test_a_markdown_reference_renders_headings_and_bold_and_its_script_stays_tex
     with open_workspace(cfg.workspace) as con:
         populate(con)
         con.execute("UPDATE questions SET reference_answer = ? WHERE id = 'F1'", [REFERENCE_MD])
-    cfg = _cfg_file(cfg, tmp_path)
+    cfg = written_config(cfg, tmp_path)
     out = tmp_path / "reference.html"
     _export(cfg, out, "r01")
     page = offline_page
@@ -152,7 +152,7 @@ def test_a_view_report_shows_report_json_cells(
 ) -> None:
     # a workspace of its own, not case_file's: exporting a case study screens its runs for
     # flags, which adds a failure case to the view
-    cfg = _cfg_file(case_cfg, tmp_path)
+    cfg = written_config(case_cfg, tmp_path)
     out = tmp_path / "view.html"
     info = _export(cfg, out, "--view", "--resamples", "500")
     assert info["kind"] == "view" and info["cases"] == 13

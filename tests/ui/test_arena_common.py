@@ -6,8 +6,8 @@ from __future__ import annotations
 from fintrade_tui.config import Config
 from fintrade_tui.workspace.scores import ScoreStore
 from tests.conftest import needs_bundle
+from tests.ui.arena_app import ArenaApp, arena_cfg  # noqa: F401  (the fixture cfg)
 from tests.ui.conftest import settle, until
-from tests.ui.test_arena import ArenaApp, cfg  # noqa: F401  (cfg: the fixture)
 
 pytestmark = needs_bundle
 

@@ -18,14 +18,14 @@ from fintrade_tui.config import Config
 from fintrade_tui.questions.importers import read_questions
 from fintrade_tui.questions.resolve import Resolver
 from fintrade_tui.runs.conditions import ConditionContext, build_evidence
-from fintrade_tui.runs.runner import _evidence_json  # how a run stores its evidence
+from fintrade_tui.runs.runner import evidence_json  # how a run stores its evidence
 from fintrade_tui.store.db import connect
 from fintrade_tui.ui.evidence import EvidencePanel, PassageScreen
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.questions import save_questions
 from fintrade_tui.workspace.run_records import RunStore
+from tests.ui.arena_app import ArenaApp
 from tests.ui.conftest import settle, until
-from tests.ui.test_arena import ArenaApp
 
 FINQA = Path(__file__).parents[1] / "data" / "external" / "finqa" / "train_sample.json"
 SIGN = {"add": "+", "subtract": "-", "multiply": "*", "divide": "/"}
@@ -61,7 +61,7 @@ def finqa_case(built_store: Config, tmp_path: Path) -> tuple[Config, str, dict[s
             for q in read_questions(FINQA, "finqa")
             if q.extra["published_id"] == item["id"]
         )
-        evidence = _evidence_json(build_evidence("oracle", q, ConditionContext(cfg, con)))
+        evidence = evidence_json(build_evidence("oracle", q, ConditionContext(cfg, con)))
     op, a, b = item["first"]
     first = DO[op](float(a.replace(",", "")), float(b.replace(",", "")))  # the published literals
     wrong = round(first * 3, 4)  # a second step no reference step computes

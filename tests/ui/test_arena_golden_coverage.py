@@ -13,8 +13,8 @@ from textual.widgets import Static
 
 from fintrade_tui.config import Config
 from tests.conftest import needs_bundle
+from tests.ui.arena_app import JUDGE, ArenaApp
 from tests.ui.conftest import f4_workspace, settle, until
-from tests.ui.test_arena import JUDGE, ArenaApp
 from tests.ui.test_arena_open_reference import ANSWER as NAMED
 
 pytestmark = needs_bundle

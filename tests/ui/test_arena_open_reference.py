@@ -14,8 +14,8 @@ from textual.widgets import Static
 
 from fintrade_tui.config import Config
 from tests.conftest import needs_bundle
+from tests.ui.arena_app import JUDGE, ArenaApp
 from tests.ui.conftest import f4_workspace, settle, until
-from tests.ui.test_arena import JUDGE, ArenaApp
 
 pytestmark = needs_bundle
 # as the local 1.5B model answers F4 (the case): steps, the ROE twice, a P/E of 24.5

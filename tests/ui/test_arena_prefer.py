@@ -13,8 +13,8 @@ from fintrade_tui.config import Config
 from fintrade_tui.workspace.evidence import LABELS
 from fintrade_tui.workspace.preferences import PreferenceStore, first_shown_as_b
 from tests.conftest import needs_bundle
+from tests.ui.arena_app import ArenaApp, arena_cfg  # noqa: F401  (the fixture cfg)
 from tests.ui.conftest import settle
-from tests.ui.test_arena import ArenaApp, cfg  # noqa: F401  (cfg: the fixture)
 
 pytestmark = needs_bundle
 KEPT = next(s for s in map(str, range(100)) if not first_shown_as_b(s))  # first run left (A)

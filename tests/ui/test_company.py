@@ -12,10 +12,7 @@ import pytest
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
 from fintrade_tui.store.company import (
-    CHART_FIELDS,
-    LEAD_DAYS,
     RATIO_LABELS,
-    chart_series,
     display_rows,
     filter_universe,
     find_quarter,
@@ -24,6 +21,7 @@ from fintrade_tui.store.company import (
     question_counts,
     universe,
 )
+from fintrade_tui.store.company_chart import CHART_FIELDS, LEAD_DAYS, chart_series
 from fintrade_tui.store.queries import fundamentals_as_of, signals_between, snapshot
 from fintrade_tui.ui.screenshots import tables_measured
 from fintrade_tui.workspace.connection import open_workspace

@@ -20,8 +20,8 @@ from fintrade_tui.workspace.questions import RESOLVED, Question, save_questions
 from fintrade_tui.workspace.run_records import COMPLETED, RunStore
 from fintrade_tui.workspace.screenings import Flag, FlagStore
 from tests.conftest import BUNDLE, needs_bundle, write_config
+from tests.ui.arena_app import JUDGE, ArenaApp
 from tests.ui.conftest import settle, until
-from tests.ui.test_arena import JUDGE, ArenaApp
 
 AS_OF = date(2025, 6, 30)
 LATE = "Apple closed at $210 on 2025-09-30."

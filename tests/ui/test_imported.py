@@ -18,7 +18,7 @@ from fintrade_tui.config import Config, load_config
 from fintrade_tui.ui.app import FinTradeApp
 from tests.conftest import BUNDLE, write_config
 from tests.ui.conftest import settle
-from tests.ui.test_results import SIZE
+from tests.ui.results_app import SIZE
 
 SMALL = (
     Path(__file__).resolve().parent.parent / "data" / "external" / "generic" / "runs_small.jsonl"
@@ -52,7 +52,7 @@ async def test_an_imported_incorrect_run_replays_beside_the_other_answers(import
         await pilot.press("enter")
         await settle(pilot)
         arena = app.screen
-        assert isinstance(arena, ArenaScreen) and arena.read_only
+        assert isinstance(arena, ArenaScreen) and arena.state.read_only
         panes = arena.panes()
         # the case, then llama's other BYO-1 answer (retrieval), then gpt-4o's
         assert [(p.model, p.condition) for p in panes] == [

@@ -10,8 +10,8 @@ from fintrade_tui.config import Config
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.judge_agreement import Agreement, AgreementStore
 from tests.conftest import needs_bundle
+from tests.ui.arena_app import ArenaApp, arena_cfg  # noqa: F401  (the fixture cfg)
 from tests.ui.conftest import settle, until
-from tests.ui.test_arena import ArenaApp, cfg  # noqa: F401  (cfg: the fixture)
 
 pytestmark = needs_bundle
 

@@ -13,8 +13,8 @@ from textual.widgets import Checkbox, DataTable, Static
 
 from fintrade_tui.config import Config, ModelConfig
 from fintrade_tui.ui.app import FinTradeApp
+from tests.ui.arena_app import ArenaApp
 from tests.ui.conftest import settle
-from tests.ui.test_arena import ArenaApp
 
 SIZE = (160, 48)
 

@@ -113,7 +113,7 @@ class ArenaApp(FinTradeApp):
 
 def ready(arena: Any) -> bool:
     """The question is open and a pane has the focus (keys go to the screen, not the picker)."""
-    return arena.runner is not None and arena.app.focused in arena.panes()
+    return arena.state.runner is not None and arena.app.focused in arena.panes()
 
 
 def _text(pane: Any, part: str) -> str:
@@ -127,11 +127,11 @@ async def _fault_beside_a_streaming_pane(pilot: Any, mode: str | None) -> tuple[
     GATE["good"] = asyncio.Event()
     arena = pilot.app.screen
     await until(pilot, lambda: ready(arena), what="the question open, a pane focused")
-    while arena.compare != "good":  # M cycles the second model through the registry
+    while arena.state.compare != "good":  # M cycles the second model through the registry
         await pilot.press("M")
     await until(pilot, lambda: len(arena.panes()) == 2, what="two panes")
     faulty, good = arena.panes()
-    assert (faulty.model, good.model) == (arena.model, "good")
+    assert (faulty.model, good.model) == (arena.state.model, "good")
     await pilot.press("r")
     await until(pilot, lambda: faulty.finished, what="the faulty pane to end")
     # the fault is in its pane; the other pane is mid-answer and still streaming

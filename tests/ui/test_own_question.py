@@ -79,7 +79,7 @@ async def test_own_question_from_company_to_arena_and_back_after_a_restart(cfg: 
             what="the Arena",
         )
         await settle(pilot)
-        assert arena.question.id == "OWN-1" and arena.question.source == "own"
+        assert arena.state.question.id == "OWN-1" and arena.state.question.source == "own"
         assert [p.label for p in arena.panes()] == ["No-RAG", "RAG", "Oracle"]
         for i in (0, 2):  # No-RAG and Oracle answer (RAG would index NVDA's filings first)
             arena.panes()[i].focus()
@@ -87,7 +87,7 @@ async def test_own_question_from_company_to_arena_and_back_after_a_restart(cfg: 
             await settle(pilot)
             assert arena.panes()[i].status == "completed", arena.panes()[i].error
         oracle = arena.panes()[2]
-        assert arena.current is oracle
+        assert arena.state.current is oracle
         lines = [r.line for r in arena.query_one("EvidencePanel").rows]
         assert any("NVDA" in x and "[oracle]" in x for x in lines), lines
         q = get_question(app.workspace(), "OWN-1")
@@ -124,7 +124,7 @@ async def test_own_question_from_company_to_arena_and_back_after_a_restart(cfg: 
 
         kept = versions(app.workspace(), "OWN-1")
         assert [v["record"]["golden"] for v in kept] == [["roe", "rsi_14"], ["roe", "macd"]]
-        assert arena.question.golden == ["roe", "macd"]
+        assert arena.state.question.golden == ["roe", "macd"]
 
 
 async def test_f4_asked_of_another_ticker_and_quarter_from_questions(cfg: Config) -> None:
@@ -155,7 +155,7 @@ async def test_f4_asked_of_another_ticker_and_quarter_from_questions(cfg: Config
             what="the Arena on the variant",
         )
         await settle(pilot)
-        v = arena.question
+        v = arena.state.question
         f4 = get_question(app.workspace(), "F4")
         assert (v.id, v.source, v.parent_id, v.extra["variant_of"]) == ("OWN-1", "own", "F4", "F4")
         assert v.tickers == ["AMD"] and str(v.as_of) == "2024-06-30"

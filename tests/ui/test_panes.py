@@ -137,7 +137,7 @@ class _StubPane:
 async def test_finished_panes_settle_together_when_the_last_one_ends() -> None:
     """Dropping a pane's held lines repaints all of it: the Arena waits until no pane streams,
     then settles every pane still holding lines (not one the analyst has moved since)."""
-    from fintrade_tui.screens.arena import ArenaScreen
+    from fintrade_tui.screens.arena.running import settle
 
     a, b, c, done = _StubPane(40), _StubPane(40), _StubPane(40), _StubPane(0)
     done.streaming = False
@@ -146,10 +146,10 @@ async def test_finished_panes_settle_together_when_the_last_one_ends() -> None:
         def panes(self) -> list[_StubPane]:
             return [a, b, c, done]
 
-    ArenaScreen._settle(Arena(), a)  # type: ignore[arg-type]
-    ArenaScreen._settle(Arena(), b)  # type: ignore[arg-type]
+    settle(Arena(), a)  # type: ignore[arg-type]
+    settle(Arena(), b)  # type: ignore[arg-type]
     assert (a.settled, b.settled, c.settled) == (0, 0, 0)
-    ArenaScreen._settle(Arena(), c)  # type: ignore[arg-type]
+    settle(Arena(), c)  # type: ignore[arg-type]
     assert (a.settled, b.settled, c.settled, done.settled) == (1, 1, 1, 0)
 
 

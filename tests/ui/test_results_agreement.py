@@ -23,12 +23,12 @@ from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.scores import ScoreStore
 from tests.conftest import BUNDLE, write_config
 from tests.ui.conftest import settle
-from tests.ui.test_results import SIZE, _cells
-from tests.unit.test_annotators import _second_annotator
+from tests.ui.results_app import SIZE, cells
+from tests.unit.annotator_cases import second_annotator_scores
 from tests.unit.test_failures_export import populate
 
 ANA = [4, 5, 3, 5]  # accuracy of r01 r02 r07 r08 (populate)
-BO = [4, 2, 3, 5]  # _second_annotator
+BO = [4, 2, 3, 5]  # second_annotator_scores
 
 
 @pytest.fixture
@@ -39,7 +39,7 @@ def ws_cfg(tmp_path: Path) -> Config:
     ws_path = tmp_path / "workspace.duckdb"
     con = open_workspace(ws_path)
     populate(con)
-    _second_annotator(con)
+    second_annotator_scores(con)
     con.close()
     folder = tmp_path / "cfg"
     return load_config(
@@ -65,7 +65,7 @@ async def test_lanes_and_annotator_agreement_on_results(ws_cfg: Config) -> None:
         assert pane.display and not screen.query_one("#accuracy", DataTable).display
         assert "Lanes" in str(screen.query_one("#accuracy-title", Static).render())
         (table,) = want  # one protocol: per_condition
-        assert _cells(screen.query_one("#lanes", DataTable)) == [
+        assert cells(screen.query_one("#lanes", DataTable)) == [
             lane_cells(r) for r in table["rows"]
         ]
         assert table["holm"]["family"] in str(screen.query_one("#lanes-note", Static).render())
@@ -78,7 +78,7 @@ async def test_lanes_and_annotator_agreement_on_results(ws_cfg: Config) -> None:
         await pilot.pause()
         grid = screen.query_one("#annotators", DataTable)
         assert grid.display and not screen.query_one("#agreement", DataTable).display
-        rows = _cells(grid)
+        rows = cells(grid)
         assert rows[0][:3] == ["accuracy", "all 2", "4"]
         alpha = krippendorff.alpha(reliability_data=[ANA, BO], level_of_measurement="ordinal")
         assert rows[0][4] == f"{round(alpha, 3):.2f}"
@@ -96,7 +96,7 @@ async def test_disagreement_view_adjudicates(ws_cfg: Config) -> None:
         screen = app.screen
         assert isinstance(screen, DisagreementsScreen)
         grid = screen.query_one("#disagreements", DataTable)
-        assert _cells(grid) == [
+        assert cells(grid) == [
             ["r02", "F1", "alpha", "rag", "accuracy", "ana 5, bo 2", "3", "—"],
             ["r07", "FT3", "beta", "no_rag", "completeness", "ana 3, bo 1", "2", "—"],
         ]
@@ -125,7 +125,7 @@ async def test_disagreement_view_adjudicates(ws_cfg: Config) -> None:
             "the figure is off",
         )
         assert stored[0]["completeness"] is None
-        assert _cells(grid)[0][-1] == "3"  # reloaded: settled
+        assert cells(grid)[0][-1] == "3"  # reloaded: settled
         # an adjudicator who scored the run is refused, shown in place
         grid.move_cursor(row=1)
         screen.query_one("#d-score", Input).value = "2"

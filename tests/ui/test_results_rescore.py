@@ -10,7 +10,7 @@ from fintrade_tui.screens.results import RESAMPLES, ResultsScreen
 from textual.widgets import DataTable, ProgressBar
 
 from fintrade_tui.config import Config
-from fintrade_tui.judging.session import score_rows
+from fintrade_tui.reports.accuracy import score_rows
 from fintrade_tui.stats.tables import LABELS_SCALE, accuracy_table, fmt_cell, shown_conditions
 from fintrade_tui.ui.app import FinTradeApp
 from tests.ui.conftest import notices, settle

@@ -23,7 +23,8 @@ from fintrade_tui.store.db import connect
 from fintrade_tui.ui.app import FinTradeApp
 from fintrade_tui.ui.screenshots import shoot
 from tests.conftest import BUNDLE, write_config
-from tests.ui.test_results import SIZE, settle, ui_cfg  # noqa: F401 (ui_cfg: the fixture)
+from tests.ui.conftest import settle
+from tests.ui.results_app import SIZE, results_ui_cfg  # noqa: F401 (the fixture ui_cfg)
 from tests.unit.test_failures_export import RUNS
 
 _TEXT = re.compile(r'<text [^>]*x="([\d.]+)"[^>]*line-(\d+)\)">([^<]*)</text>')
@@ -77,6 +78,16 @@ def test_company_shows_the_quarter_ratios(ui_cfg: Config) -> None:  # noqa: F811
     assert line_with(lines, "AAPL adj. close")  # a chart's title: the charts drew
     latest = screen_lines(shoot(ui_cfg, "company", ticker="AAPL", quarter="latest"))
     assert not any("FY2024 Q4" in ln for ln in latest)  # the latest quarter is later
+
+
+def test_own_question_form_opens_prefilled_from_the_company_screen(ui_cfg: Config) -> None:  # noqa: F811
+    """`make screenshots` draws the form `o` opens on Company: AAPL and the FY2024 10-K's
+    filing day (the as-of the Company screen names) filled in, the text left to the analyst."""
+    lines = screen_lines(shoot(ui_cfg, "own_question", ticker="AAPL", quarter="FY2024 Q4"))
+    assert line_with(lines, "Own question")
+    assert line_with(lines, "tickers", "AAPL")
+    assert line_with(lines, "as-of", "2024-11-01")
+    assert line_with(lines, "Save and open the Arena")
 
 
 def test_arena_replays_the_stored_runs(ui_cfg: Config) -> None:  # noqa: F811

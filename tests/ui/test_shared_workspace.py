@@ -21,7 +21,7 @@ from fintrade_tui.ui.app import FinTradeApp
 from fintrade_tui.workspace.connection import open_workspace
 from tests.conftest import BUNDLE, write_config
 from tests.ui.conftest import notices, settle, until
-from tests.ui.test_results import SIZE
+from tests.ui.results_app import SIZE
 
 MODELS = set(synthetic_runs.MODELS)
 # 63 questions x 4 models x 4 conditions: every model and condition of the label matrix, and a
@@ -130,7 +130,7 @@ async def test_runs_imported_and_scored_elsewhere_show_while_the_explorer_is_ope
 async def test_a_score_saved_elsewhere_shows_in_the_arena_pane(
     built_store: Config, tmp_path: Path, populated_workspace: Path
 ) -> None:
-    from tests.ui.test_arena import ArenaApp
+    from tests.ui.arena_app import ArenaApp
 
     cfg, cfg_file = _populated(built_store, tmp_path, populated_workspace)
     with open_workspace(cfg.workspace) as con:

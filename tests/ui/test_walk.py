@@ -307,7 +307,7 @@ async def test_escape_on_a_streaming_arena_warns_first(cfg: Config) -> None:
         )
         await until(  # the question open, its pane focused: `r` runs it
             pilot,
-            lambda: arena.runner is not None and app.focused in arena.panes(),
+            lambda: arena.state.runner is not None and app.focused in arena.panes(),
             what="the question open in the Arena",
         )
         await pilot.press("r")

@@ -9,7 +9,6 @@ import json
 import math
 from pathlib import Path
 
-import duckdb
 import krippendorff
 import numpy as np
 import pytest
@@ -27,8 +26,9 @@ from fintrade_tui.stats.annotators import (
     krippendorff_alpha,
 )
 from fintrade_tui.workspace.connection import open_workspace
-from fintrade_tui.workspace.scores import Score, ScoreStore
+from fintrade_tui.workspace.scores import ScoreStore
 from tests.conftest import BUNDLE, write_config
+from tests.unit.annotator_cases import second_annotator_scores
 from tests.unit.test_failures_export import populate
 
 # krippendorff's README: 3 coders, 15 units, "*" = missing
@@ -115,7 +115,7 @@ def test_disagreements_and_adjudication(tmp_path: Path) -> None:
     ws = open_workspace(tmp_path / "ws.duckdb")
     try:
         populate(ws)
-        _second_annotator(ws)
+        second_annotator_scores(ws)
         items = disagreements(human_scores(ws))
         assert [(i["run_id"], i["dimension"], i["spread"]) for i in items] == [
             ("r02", "accuracy", 3),
@@ -148,23 +148,11 @@ def test_disagreements_and_adjudication(tmp_path: Path) -> None:
         ws.close()
 
 
-def _second_annotator(ws: duckdb.DuckDBPyConnection) -> None:
-    """`bo` scores the runs `ana` scored in populate()."""
-    store = ScoreStore(ws)
-    for rid, (a, c, r, cl) in {
-        "r01": (4, 3, 4, 4),
-        "r02": (2, 3, 5, 4),
-        "r07": (3, 1, 4, 2),
-        "r08": (5, 4, 4, 4),
-    }.items():
-        store.save(Score(rid, "human", "bo", accuracy=a, completeness=c, relevance=r, clarity=cl))
-
-
 def test_report_annotators_and_disagreements_cli(tmp_path: Path) -> None:
     ws_path = tmp_path / "ws.duckdb"
     ws = open_workspace(ws_path)
     populate(ws)
-    _second_annotator(ws)
+    second_annotator_scores(ws)
     ws.close()
     config = write_config(
         tmp_path / "cfg", BUNDLE, tmp_path / "store.duckdb", f"workspace: {ws_path}\n"

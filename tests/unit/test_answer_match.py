@@ -19,9 +19,10 @@ import yaml
 
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
-from fintrade_tui.scoring.answer_match import EQUAL, MODES, finqa_reads, match
+from fintrade_tui.scoring.answer_match import EQUAL, MODES, match
 from fintrade_tui.scoring.figures import figures
-from fintrade_tui.scoring.tatqa import _gold
+from fintrade_tui.scoring.finqa.dsl import str_to_num
+from fintrade_tui.scoring.tatqa import gold_annotation
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 EXTERNAL = DATA / "external"
@@ -104,7 +105,7 @@ def test_finqa_mode_gives_finqa_scripts_verdict(pair: dict[str, Any], finqa_eval
         return
     text = got.answer_figure.text
     readable = finqa_eval.str_to_num(text) != "n/a"
-    assert finqa_reads(text) == readable
+    assert (str_to_num(text) is not None) == readable  # FinQA's rule, emulated once
     script = _finqa_script(finqa_eval, text, pair["reference"])
     if readable:
         assert (got.verdict == EQUAL) == script
@@ -135,7 +136,7 @@ def _official(module: ModuleType, gold: dict, prediction: Any, scale: str) -> tu
 @pytest.mark.parametrize("pair", PAIRS, ids=_id)
 def test_tatqa_mode_gives_the_official_em_f1_and_scale(pair: dict[str, Any], tatqa_metric) -> None:
     got = _match(pair, "tatqa")
-    gold = _gold(pair["reference"], pair.get("hint"))
+    gold = gold_annotation(pair["reference"], pair.get("hint"))
     assert got.tatqa_prediction is not None
     official = _official(tatqa_metric, gold, *got.tatqa_prediction)
     assert (got.em, got.f1, got.scale_ok) == official
@@ -219,10 +220,10 @@ def test_ranges_keep_both_ends_and_context_scales_apply_to_bare_figures_only() -
 
 
 def test_the_numeric_audit_reads_its_figures_with_the_parser() -> None:
-    from fintrade_tui.audits.numeric import _figure
+    from fintrade_tui.audits.numeric import stated_figure
 
     text = "ROE (35.6%), P/E 38.2x, +5%, cash $1.2bn, NIM up 25 bps, drawdown: (12.4%), in 2024"
-    got = [_figure(f, 100) for f in figures(text, ranges=False)]
+    got = [stated_figure(f, 100) for f in figures(text, ranges=False)]
     assert [g and g[1:] for g in got] == [
         ("35.6", False, "%", 35.6),
         ("38.2", False, "x", 38.2),

@@ -6,7 +6,8 @@ from datetime import date
 
 import pytest
 
-from fintrade_tui.audits.numeric import _indicators, audit, summary_line
+from fintrade_tui.audits.indicator_mentions import indicator_mentions
+from fintrade_tui.audits.numeric import audit, summary_line
 from fintrade_tui.store.queries import snapshot
 from fintrade_tui.workspace.questions import Question
 from tests.conftest import needs_bundle
@@ -99,16 +100,19 @@ def test_years_dates_labels_citations_and_windows_are_not_claims(con) -> None:
 
 
 def test_ma_inside_a_word_is_not_an_indicator(con) -> None:
-    assert _indicators("MAYBE in MAY the MAXIMUM was reached") == []
-    assert [i.key for i in _indicators("the MA and the moving average")] == ["ma_20", "ma_20"]
+    assert indicator_mentions("MAYBE in MAY the MAXIMUM was reached") == []
+    assert [i.key for i in indicator_mentions("the MA and the moving average")] == [
+        "ma_20",
+        "ma_20",
+    ]
     result = audit("MAYBE 240 is a fair value.", question(NOV1), con)
     assert claims(result) == [(None, "AAPL", "NOT_FOUND")]
 
 
 def test_a_name_inside_a_hyphenated_word_is_not_an_indicator(con) -> None:
     """ "closed-book" (a condition's name) is no closing price; "RSI-14" still is RSI."""
-    assert _indicators("claude-3-5-sonnet under closed-book: the answer") == []
-    found = [i.key for i in _indicators("it closed at $190 and RSI-14 was 55")]
+    assert indicator_mentions("claude-3-5-sonnet under closed-book: the answer") == []
+    found = [i.key for i in indicator_mentions("it closed at $190 and RSI-14 was 55")]
     assert found == ["close", "rsi_14"]
 
 

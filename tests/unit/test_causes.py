@@ -225,16 +225,16 @@ def test_where_an_answers_calculation_leaves_the_reference_program() -> None:
     2019's (it leaves at step 2), the other follows the program."""
     from types import SimpleNamespace
 
-    from fintrade_tui.reports.causes import _departs
+    from fintrade_tui.reports.causes import calculation_departs_at
 
     table = [["", "2019", "2018"], ["revenue", "5829", "5735"]]
     extra = {"program": "subtract(5829, 5735), divide(#0, 5735)", "table_norm": table}
     q = SimpleNamespace(extra=extra | {"passages": []}, text="what was the percentage change?",
                         reference_answer="1.6%", source="finqa")  # fmt: skip
     wrong = "Revenue grew from 5735 to 5829: 5829 - 5735 = 94, and 94 / 5829 = 1.61%."
-    assert _departs(q, {"answer": wrong}) == 1
-    assert _departs(q, {"answer": "5829 - 5735 = 94; 94 / 5735 = 1.64%."}) is None
-    assert _departs(SimpleNamespace(extra={}), {"answer": wrong}) is None
+    assert calculation_departs_at(q, {"answer": wrong}) == 1
+    assert calculation_departs_at(q, {"answer": "5829 - 5735 = 94; 94 / 5735 = 1.64%."}) is None
+    assert calculation_departs_at(SimpleNamespace(extra={}), {"answer": wrong}) is None
 
 
 def _claim(indicator: str, value: float, unit: str, store: float, verdict: str) -> dict:

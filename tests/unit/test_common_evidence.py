@@ -18,15 +18,17 @@ from fintrade_tui.config import Config, load_config
 from fintrade_tui.errors import UserError
 from fintrade_tui.judging import common_evidence
 from fintrade_tui.judging.common_evidence import ORACLE_ONLY, build_common
-from fintrade_tui.judging.session import agreement_pairs, judge_runs, score_rows
+from fintrade_tui.judging.session import agreement_pairs, judge_runs
 from fintrade_tui.models import llm, providers
 from fintrade_tui.questions.resolve import Resolver
+from fintrade_tui.reports.accuracy import score_rows
 from fintrade_tui.runs.prompts import defang
 from fintrade_tui.runs.runner import Runner, RunSpec, drain
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.questions import RESOLVED, Question, save_questions
 from fintrade_tui.workspace.run_records import COMPLETED, RunStore
-from fintrade_tui.workspace.scores import Score, ScoreStore, mean_by_run
+from fintrade_tui.workspace.score_reader import mean_by_run
+from fintrade_tui.workspace.scores import Score, ScoreStore
 from tests.conftest import needs_bundle, write_config
 from tests.unit.test_conditions import INDEX_SETTINGS, small_index
 

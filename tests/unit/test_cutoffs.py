@@ -151,7 +151,7 @@ def test_failure_cases_list_what_may_be_known_and_mark_every_case(tmp_path: Path
 
 
 def test_the_accuracy_split_by_cutoff(tmp_path: Path) -> None:
-    from fintrade_tui.judging.session import score_rows
+    from fintrade_tui.reports.accuracy import score_rows
 
     con = _workspace(tmp_path / "ws.duckdb")
     rows = score_rows(con, "llm", by="cutoff", models=MODELS)

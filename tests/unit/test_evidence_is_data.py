@@ -11,7 +11,7 @@ import pytest
 from rich.text import Text
 
 from fintrade_tui.runs.prompts import build_prompt
-from fintrade_tui.runs.runner import _route_tools
+from fintrade_tui.runs.runner import route_tools
 from fintrade_tui.safe_text import plain, printable
 from fintrade_tui.workspace.evidence import Evidence, EvidenceItem
 from fintrade_tui.workspace.questions import RESOLVED, Question
@@ -82,11 +82,11 @@ def test_the_router_reads_the_question_never_the_evidence(con) -> None:
     q = _question()
     calm = Evidence("tool_use", [_item("Revenue rose 6%.")])
     loud = Evidence("tool_use", [_item(HOSTILE)])
-    _route_tools(con, q, calm)
-    _route_tools(con, q, loud)
+    route_tools(con, q, calm)
+    route_tools(con, q, loud)
     # a question naming RSI does change them: the comparison can fail
     rsi = Evidence("tool_use")
-    _route_tools(con, replace(q, text=q.text + " And its 14-day RSI?"), rsi)
+    route_tools(con, replace(q, text=q.text + " And its 14-day RSI?"), rsi)
 
     def calls(ev: Evidence) -> list:
         return [(c["name"], c["arguments"]) for c in ev.tool_calls]

@@ -2,7 +2,7 @@
 filter selects exactly its cases, the latest score versions count, the export holds the
 question, the answers, the scores and the audit verdicts and never an API key.
 
-`populate()` is shared with the Pilot tests (tests/ui/test_results.py)."""
+`populate()` is shared with the Pilot tests (tests/ui/test_results_*.py)."""
 
 from __future__ import annotations
 

@@ -107,3 +107,16 @@ def test_a_range_is_one_figure_or_two_ends_in_the_high_ends_unit() -> None:
     assert (one.value, one.high) == (pytest.approx(0.10), pytest.approx(0.12))
     low, high = figures("guidance of 10-12%", ranges=False)
     assert (low.text, low.value, high.value) == ("10", pytest.approx(0.10), pytest.approx(0.12))
+
+
+@pytest.mark.parametrize("text", ["(1,234)", "12.5%", "(12.5%)", "$1.2bn", "\u22125", "40 bps"])
+def test_rms_scoring_and_finqa_traces_read_a_figure_as_this_reader_does(text: str) -> None:
+    """One reader behind them all: an RMS table cell's number and the value a FinQA trace
+    links a literal to are this reader's, so a fix here reaches both."""
+    from fintrade_tui.scoring.finqa.trace import holds
+    from fintrade_tui.scoring.rms import parse_number
+
+    (fig,) = figures(text)
+    assert parse_number(text) == pytest.approx(fig.value, rel=1e-12)
+    assert holds(text, fig.value) and holds(f"net loss was {text} in 2019", fig.value)
+    assert holds(text, fig.number)  # a literal as written: 12.5 for "12.5%", 1.2 for "$1.2bn"

@@ -163,7 +163,7 @@ def test_markdown_table_from_node_tree() -> None:
     from edgar.documents import ParserConfig
     from edgar.documents.parser import HTMLParser
 
-    from fintrade_tui.retrieval.filing_text import _node_text
+    from fintrade_tui.retrieval.filing_text import node_text
 
     html = (
         "<html><body><p>Net sales by segment (dollars in millions):</p><table>"
@@ -176,7 +176,7 @@ def test_markdown_table_from_node_tree() -> None:
         "</table><p>Americas net sales increased.</p></body></html>"
     )
     root = HTMLParser(ParserConfig(detect_sections=False)).parse(html).root
-    text = clean_text(_node_text(root))
+    text = clean_text(node_text(root))
     assert (
         "\n\n| | 2024 | Change | 2023 |\n|---|---|---|---|\n"
         "| Americas | $167,045 | 3% | $162,560 |\n| Europe | 101,328 | (1)% | 94,294 |\n\n"

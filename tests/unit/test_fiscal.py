@@ -211,7 +211,7 @@ def test_a_store_without_the_calendar_tables_still_answers() -> None:
 
 
 def test_the_question_detail_says_where_as_of_came_from(resolved) -> None:
-    from fintrade_tui.exports.case_study import question_markdown
+    from fintrade_tui.exports.question_markdown import question_markdown
 
     md = question_markdown(resolved["FQ22"])
     assert "- **As of from:** estimated — HD fiscal 2023 ended 2023-12-31" in md

@@ -181,7 +181,7 @@ def _report_json(cfg: Config, *args: str) -> dict:
     return json.loads(res.output)
 
 
-def _cfg_file(cfg: Config, tmp_path: Path) -> Config:
+def written_config(cfg: Config, tmp_path: Path) -> Config:
     from tests.conftest import write_config
 
     path = write_config(tmp_path, cfg.bundle, cfg.store, extra=f"workspace: {cfg.workspace}\n")
@@ -191,7 +191,7 @@ def _cfg_file(cfg: Config, tmp_path: Path) -> Config:
 
 
 def test_the_view_report_matrix_is_report_json(case_cfg: Config, tmp_path: Path) -> None:
-    cfg = _cfg_file(case_cfg, tmp_path)
+    cfg = written_config(case_cfg, tmp_path)
     out = tmp_path / "view.html"
     res = CliRunner().invoke(
         main,
@@ -238,7 +238,7 @@ def test_the_view_report_matrix_is_report_json(case_cfg: Config, tmp_path: Path)
 def test_bad_export_requests_are_one_line(
     case_cfg: Config, tmp_path: Path, args: list[str], message: str
 ) -> None:
-    cfg = _cfg_file(case_cfg, tmp_path)
+    cfg = written_config(case_cfg, tmp_path)
     res = CliRunner().invoke(
         main, ["--config", str(cfg.source_file), "export", "html", "--no-screenshots", *args]
     )

@@ -224,13 +224,13 @@ def test_a_50_mb_file_is_streamed(tmp_path: Path) -> None:
 def test_judge_audit_and_case_study_treat_imported_runs_like_ours(
     seeded: Path, built_store: Config, tmp_path: Path
 ) -> None:
-    from tests.unit.test_judging import _valid
+    from tests.unit.judge_replies import valid_reply
 
     shutil.copy(seeded, tmp_path / "ws.duckdb")
     extra = (
         f"workspace: {tmp_path}/ws.duckdb\n"
         "models:\n  judge:\n    model: openai/gpt-4o-mini\n"
-        f"    extra: {{mock_response: {json.dumps(_valid(acc=2))}}}\n"
+        f"    extra: {{mock_response: {json.dumps(valid_reply(acc=2))}}}\n"
         "judging:\n  model: judge\n"
     )
     cfg = write_config(tmp_path, BUNDLE, built_store.store, extra)

@@ -25,28 +25,13 @@ from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.questions import RESOLVED, Question
 from fintrade_tui.workspace.scores import Score, ScoreStore
 from tests.conftest import needs_bundle, write_config
+from tests.unit.judge_replies import valid_reply
 
 pytestmark = needs_bundle
 
 
-def _valid(acc: int = 4, metrics: list[str] | None = None) -> str:
-    dim = lambda s: {"score": s, "justification": "because"}  # noqa: E731
-    return json.dumps(
-        {
-            "accuracy": dim(acc),
-            "completeness": dim(3),
-            "relevance": dim(4),
-            "clarity": dim(5),
-            "metrics_used": metrics if metrics is not None else ["ROE", "Return on Assets", "EPS"],
-            "fundamental_integration": 4,
-            "trading_signal_integration": 1,
-            "reasoning_depth": 3,
-        }
-    )
-
-
 MALFORMED = '{"accuracy": {"score": 4, "justification": "ok"'  # cut off
-OUT_OF_RANGE = _valid(acc=7)
+OUT_OF_RANGE = valid_reply(acc=7)
 MISSING = json.dumps({"accuracy": {"score": 3, "justification": "x"}})
 
 
@@ -81,8 +66,8 @@ def judge_cfg(built_store: Config, tmp_path: Path) -> Config:
     Script.install()
     Script.calls.clear()
     Script.replies = {
-        "good": [_valid()],
-        "fixes-itself": [MALFORMED, OUT_OF_RANGE, _valid(acc=2)],
+        "good": [valid_reply()],
+        "fixes-itself": [MALFORMED, OUT_OF_RANGE, valid_reply(acc=2)],
         "malformed": [MALFORMED],
         "out-of-range": [OUT_OF_RANGE],
         "missing": [MISSING],
@@ -186,7 +171,7 @@ def test_report_markdown_on_runs_from_run(built_store: Config, tmp_path: Path) -
         "models:\n  mock:\n    model: openai/gpt-4o-mini\n"
         "    extra: {mock_response: 'Apple ROE was 1.6 [E1].'}\n"
         "  judge:\n    model: openai/gpt-4o-mini\n"
-        f"    extra: {{mock_response: {json.dumps(_valid(acc=4))}}}\n"
+        f"    extra: {{mock_response: {json.dumps(valid_reply(acc=4))}}}\n"
         "  pair:\n    model: openai/gpt-4o-mini\n"
         '    extra: {mock_response: \'{"winner": "A", "reason": "first"}\'}\n'
         "judging:\n  model: judge\n"

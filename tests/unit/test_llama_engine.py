@@ -16,7 +16,7 @@ import pytest
 from fintrade_tui.config import load_config
 from fintrade_tui.errors import UserError
 from fintrade_tui.models import llama_engine, llm, local, weights
-from fintrade_tui.models.llama_engine import Sampling
+from fintrade_tui.models.llama_sampling import Sampling
 from fintrade_tui.models.resolve import resolve
 
 pytestmark = pytest.mark.skipif(
@@ -221,7 +221,7 @@ def test_prefill_reads_the_shared_opening_a_run_then_starts_from(tmp_path: Path)
     read = resolve(cfg, "local-tiny").prefill(shared_prefix(q))
     item = EvidenceItem("c1", "filing", "Gross margin was 92% [...]", "ADSK 10-K", "ADSK")
     prompt = build_prompt(q, Evidence("rag", [item]))
-    eng = local._engine(cfg.models["local-tiny"].model)
+    eng = local.shared_engine(cfg.models["local-tiny"].model)
     total = len(eng.prompt_tokens(prompt.messages))
     last = list(eng.stream(prompt.messages, Sampling(max_tokens=2, temperature=0)))[-1]
     assert read > 100 and read - 8 <= last["cached_tokens"] <= read < total

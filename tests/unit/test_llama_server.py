@@ -139,8 +139,8 @@ def test_run_lands_a_batch_of_twenty(served: Path, cfg: Config) -> None:
 
 async def test_the_arena_streams_from_the_server(cfg: Config) -> None:
     from fintrade_tui.workspace.run_records import RunStore
+    from tests.ui.arena_app import ArenaApp
     from tests.ui.conftest import settle
-    from tests.ui.test_arena import ArenaApp
 
     cfg.runs = cfg.runs.model_copy(update={"conditions": ["no_rag", "oracle"]})
     app = ArenaApp(cfg, "srv", question_id="S-3")

@@ -91,7 +91,7 @@ def test_structured_sends_the_response_format_its_server_reads(tmp_path: Path) -
     """`structured` per model: OpenAI's json_schema shape, llama-cpp-python's json_object one
     with the schema beside it, or none (the prompt asks for JSON); auto follows litellm's
     model map (a self-served name it does not know gets none). Not part of a run's params."""
-    from fintrade_tui.judging.judge import response_format
+    from fintrade_tui.judging.asking import response_format
 
     schema = {"type": "object", "properties": {"score": {"type": "integer"}}}
     served = "openai/my-served-model"

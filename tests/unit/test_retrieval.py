@@ -83,7 +83,7 @@ def test_a_repeated_passage_shares_the_vector_of_its_newest_copy(indexed) -> Non
     """Copies keep their own filing and dates; their vector is the newest copy's embedding,
     recomputed here from that copy's own embedding text."""
     from fintrade_tui.retrieval import embed, filing_text
-    from fintrade_tui.retrieval.index import filing_rows, stored_sections
+    from fintrade_tui.retrieval.stored_text import filing_rows, stored_sections
 
     cfg, (first, _) = indexed
     tbl = Index(cfg).open_table("filing")

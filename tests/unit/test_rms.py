@@ -60,7 +60,12 @@ def test_parse_markdown_table() -> None:
         ("(12.5%)", -0.125),
         ("**42**", 42.0),
         ("0.3%", 0.003),
-        ("1.2 billion", None),
+        ("1.2 billion", 1.2e9),  # read by the figures reader: scale words and suffixes
+        ("$3M", 3e6),
+        ("3.2x", 3.2),
+        ("40 bps", 0.004),
+        ("5-7%", None),  # a range is no one number
+        ("12.5% (est.)", None),  # words beside the figure
         ("1,23", None),
         ("n/a", None),
         ("-", None),

@@ -15,7 +15,8 @@ import duckdb
 import numpy as np
 import pytest
 
-from fintrade_tui.signals.compute import BLOCK, LANE, SIGNALS, STATE, build, refresh
+from fintrade_tui.signals.compute import SIGNALS, STATE, build, refresh
+from fintrade_tui.signals.lanes import BLOCK, LANE
 
 N = 2600  # > 2 blocks of BLOCK = 1024 rows
 # a build's lanes start at rows 14 + 8b (rows 0..5, 6..13, 14..21, ...) and its blocks at the

@@ -13,8 +13,9 @@ import pytest
 from fintrade_tui.config import Config
 from fintrade_tui.questions.importers import read_questions
 from fintrade_tui.questions.resolve import Resolver
-from fintrade_tui.retrieval.index import Index, text_keys
+from fintrade_tui.retrieval.index import Index
 from fintrade_tui.retrieval.indexing import eligible_all, ensure_index, needs_market
+from fintrade_tui.retrieval.stored_text import text_keys
 from fintrade_tui.store.db import connect
 from tests.conftest import BUNDLE, needs_bundle
 
@@ -85,18 +86,18 @@ def test_text_keys_are_read_again_when_the_store_changes(built_store: Config, tm
 
     import duckdb
 
-    from fintrade_tui.retrieval.indexing import _text_keys
+    from fintrade_tui.retrieval.indexing import cached_text_keys
 
     store = tmp_path / "store.duckdb"
     shutil.copyfile(built_store.store, store)
     cfg = built_store.model_copy(update={"store": store})
     con = duckdb.connect(str(store))
     [acc] = con.execute("SELECT accession FROM filing_sections LIMIT 1").fetchone()
-    before = _text_keys(con, cfg, [acc])
-    assert _text_keys(con, cfg, [acc]) is before  # the same state: not read again
+    before = cached_text_keys(con, cfg, [acc])
+    assert cached_text_keys(con, cfg, [acc]) is before  # the same state: not read again
     con.execute("UPDATE filing_sections SET text = text || ' (amended)' WHERE accession = ?", [acc])
-    after = _text_keys(con, cfg, [acc])
+    after = cached_text_keys(con, cfg, [acc])
     assert after[acc] != before[acc] and after == text_keys(con, cfg, [acc])
     con.execute("CHECKPOINT")
-    assert _text_keys(con, cfg, [acc]) == after
+    assert cached_text_keys(con, cfg, [acc]) == after
     con.close()

@@ -1,7 +1,7 @@
-"""The workspace shared by processes (workspace/sharing.py, workspace/watch.py): a process that
-keeps a workspace "open" (the explorer) never locks out another (an import, `ask`), writes stay
-all-or-nothing, a workspace busy past `workspace_wait` is one clear line, and the watch tells
-another process's runs from this one's own."""
+"""The workspace shared by processes (workspace/sharing.py, shared_connection.py, watch.py): a
+process that keeps a workspace "open" (the explorer) never locks out another (an import, `ask`),
+writes stay all-or-nothing, a workspace busy past `workspace_wait` is one clear line, and the
+watch tells another process's runs from this one's own."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from fintrade_tui.workspace import connection, sharing
 from fintrade_tui.workspace.connection import open_workspace
 from fintrade_tui.workspace.run_records import RunStore
 from fintrade_tui.workspace.scores import Score, ScoreStore
+from fintrade_tui.workspace.shared_connection import SharedConnection
 from fintrade_tui.workspace.watch import WorkspaceWatch
 from tests.clock import FakeClock
 
@@ -59,12 +60,12 @@ def _ready(path: Path) -> None:
         ws.execute("CREATE TABLE IF NOT EXISTS t (who VARCHAR, n INTEGER)")
 
 
-def _open(path: Path, clock: FakeClock) -> sharing.SharedConnection:
+def _open(path: Path, clock: FakeClock) -> SharedConnection:
     """`open_workspace` on a gate of its own that keeps `clock`'s time."""
-    return sharing.SharedConnection(sharing.Gate(path, connection._prepare, clock))
+    return SharedConnection(sharing.Gate(path, connection._prepare, clock))
 
 
-def _let_go(ws: sharing.SharedConnection, clock: FakeClock) -> None:
+def _let_go(ws: SharedConnection, clock: FakeClock) -> None:
     """Leave the workspace idle past IDLE, as the explorer does between statements: the
     gate's reaper lets the file go."""
     g = ws._gate

@@ -50,7 +50,11 @@ class Step:
 def str_to_num(text: str) -> float | None:
     """FinQA's `str_to_num`: commas dropped, "n%" / 100, const_* by name; None when unreadable.
 
-    Non-finite values ("nan", "inf", which Python's float() would take) are no numbers here.
+    A named emulation of FinQA's own evaluation rule (czyssrs/FinQA code/evaluate/evaluate.py),
+    not a figures reader: it reads a program's literals and says whether FinQA's script could
+    read an answer's figure (answer_match.py's finqa mode). Every other reading of numbers in
+    text goes through the figures reader (scoring/figures.py). Non-finite values ("nan", "inf",
+    which Python's float() would take) are no numbers here.
     """
     text = text.replace(",", "").strip()
     try:

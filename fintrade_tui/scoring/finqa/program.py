@@ -236,7 +236,8 @@ def program_accuracy(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, A
     answer's calculation (DSL or arithmetic steps) is `equivalent` to the reference program,
     a percentage x100 allowed; an answer with no calculation counts as wrong for both.
     """
-    from fintrade_tui.scoring.answer_match import EQUAL, match
+    from fintrade_tui.scoring.answer_match import match
+    from fintrade_tui.scoring.verdict import EQUAL
 
     out: dict[str, dict[str, Any]] = {}
     for row in rows:

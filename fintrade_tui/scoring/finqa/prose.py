@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from fintrade_tui.scoring.figures import figures
@@ -146,7 +146,7 @@ class _Parser:
         k, v = self.toks[self.i]
         return k == kind and (not values or v in values)
 
-    def _binary(self, ops: tuple[str, ...], lower) -> Node | None:  # noqa: ANN001
+    def _binary(self, ops: tuple[str, ...], lower: Callable[[], Node | None]) -> Node | None:
         left = lower()
         while left is not None and self._peek("op", *ops):
             op = _OPS[self.toks[self.i][1]]

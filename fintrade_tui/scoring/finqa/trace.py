@@ -3,9 +3,10 @@
 Every step keeps its value (unrounded; FinQA rounds only the final result, to 5 places) and its
 operands with where each comes from: a table cell (row, column, row label, column header, the
 cell text), a passage (FinQA's text_N: the index in pre_text + post_text, and the sentence), a
-constant, or an earlier step. A literal is linked by value as FinQA reads numbers: the cell or
-sentence holding a figure equal to it ("5,829", "$ 5829", "( 5829 )" for -5829, "20%" for 0.2
-and for 20); body cells first, then passages, then the table's header and label cells.
+constant, or an earlier step. A literal is linked by value: the cell or sentence holding a
+figure equal to it as the figures reader (scoring/figures.py) reads a source ("5,829", "$ 5829",
+"( 5829 )" for 5829 and -5829, "20%" for 0.2 and for 20, "$1.2 billion" for 1.2 and 1.2e9);
+body cells first, then passages, then the table's header and label cells.
 Table operations look the row up as FinQA does (the last row of that name; failing an exact
 match, one equal ignoring case and spacing) and read every cell of it with FinQA's
 `process_row`. A step that cannot run (a missing row, a cell that is no number, a division by
@@ -14,12 +15,13 @@ zero) is recorded in the trace with its reason; the steps after it that use it f
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
-from fintrade_tui.scoring.figures import fmt
+from fintrade_tui.scoring.figure import fmt
+from fintrade_tui.scoring.figures import figures
 from fintrade_tui.scoring.finqa.dsl import (
     CONSTANTS,
     TABLE_OPS,
@@ -33,9 +35,6 @@ from fintrade_tui.scoring.finqa.dsl import (
 )
 
 Value = float | str | None  # a number, FinQA's "yes"/"no" (greater), or None when it failed
-_NUMERAL = re.compile(  # "( 1234 )", "$ -23158", "-$5", "3.5 %": groups paren, minus, digits, %
-    r"(\()?\s*(-?)\s*\$?\s*(-?)\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)\s*(%)?"
-)
 SENTENCE_SHOWN = 160
 
 
@@ -218,7 +217,11 @@ def _table_step(n: int, step: Step, table: list[list[str]]) -> StepTrace:
     nums = [float(o.value) for o in operands]  # type: ignore[arg-type]
     if not nums:
         return StepTrace(n, step.op, step.args, operands, None, f"row '{label}' has no cells")
-    agg = {"table_max": max, "table_min": min, "table_sum": sum}
+    agg: dict[str, Callable[[list[float]], float]] = {
+        "table_max": max,
+        "table_min": min,
+        "table_sum": sum,
+    }
     value = agg[step.op](nums) if step.op in agg else sum(nums) / len(nums)
     return StepTrace(n, step.op, step.args, operands, value)
 
@@ -273,15 +276,19 @@ def link(value: float, table: list[list[str]], texts: list[str]) -> dict[str, An
 
 
 def holds(text: str, value: float) -> bool:
-    """Does `text` write a figure equal to `value`, as FinQA normalises numbers?"""
-    for m in _NUMERAL.finditer(text):
-        num = float(m.group(4).replace(",", ""))
-        candidates = [num, num / 100.0] if m.group(5) else [num]
-        if m.group(1) or m.group(2) or m.group(3):
-            candidates += [-c for c in candidates]  # "-5", accounting negative "( 1234 )"
-        if any(_same(c, value) for c in candidates):
-            return True
-    return False
+    """Does `text` write a figure equal to `value`? Each figure the figures reader finds in it,
+    read as a source (a filing's sentence or table cell), holds its numeral as written, signed
+    or not, and its value in base units: "( 5829 )" holds -5829 and 5829, "20%" 20 and 0.2."""
+    return any(_same(c, value) for c in _written(text))
+
+
+@lru_cache(maxsize=4096)
+def _written(text: str) -> tuple[float, ...]:
+    """The values `holds` takes each figure of `text` for (a range's two ends apart)."""
+    out: list[float] = []
+    for fig in figures(text, ranges=False, source=True):
+        out += [fig.number, fig.value, abs(fig.number), abs(fig.value)]
+    return tuple(out)
 
 
 def _same(a: float, b: float) -> bool:

@@ -5,7 +5,7 @@
 # licence text is in LICENSE beside this file. Kept verbatim: all_ops, equal_program (FinQA's
 # program accuracy: symbolic equality with sympy) and program_tokenization; the script's one
 # import they use (from sympy import simplify) is kept. finqa_evaluate.py beside this file holds
-# the execution part. Used by tests/unit/test_finqa_program.py as the independent expectation
+# the execution part. Used by tests/unit/test_finqa_program_*.py as the independent expectation
 # for fintrade_tui.scoring.finqa.program.equivalent.
 from sympy import simplify
 

@@ -1,0 +1,74 @@
+"""The analyst's own question answered under all three conditions, RAG included: Company NVDA →
+`o` → a typed question saved → the Arena → `r`. The RAG pane indexes what it uses first (NVDA's
+newest filing by the as-of, at small chunk settings), then answers (mock model) from filing
+passages all filed by the as-of; No-RAG and Oracle answer beside it. Long: it embeds a filing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+
+from fintrade_tui.config import Config, ModelConfig
+from fintrade_tui.ui.app import FinTradeApp
+from tests.conftest import needs_bundle
+from tests.ui.conftest import goto, settle, until
+
+pytestmark = needs_bundle
+ANSWER = "NVIDIA's ROE was about 27% and its RSI near 37 as of the filing."
+TEXT = "Is NVIDIA's ROE strong enough to justify its RSI?"
+
+
+@pytest.fixture
+def cfg(built_store: Config, tmp_path: Path) -> Config:
+    mock = ModelConfig(model="openai/gpt-4o-mini", extra={"mock_response": ANSWER})
+    c = built_store.model_copy(
+        update={"workspace": tmp_path / "ws.duckdb", "models": {"mock": mock}}
+    )
+    c.runs = c.runs.model_copy(
+        update={"default_model": "mock", "conditions": ["no_rag", "rag", "oracle"]}
+    )
+    # large chunks embedded from their first 64 word pieces: this checks what RAG may use (the
+    # company, the dates), not how well it ranks (tests/unit/test_conditions.py INDEX_SETTINGS)
+    c.retrieval = c.retrieval.model_copy(
+        update={"index": tmp_path / "lancedb", "child_tokens": 1000, "embed_tokens": 64}
+    )
+    return c
+
+
+async def test_own_question_runs_no_rag_rag_and_oracle_in_the_arena(cfg: Config) -> None:
+    app = FinTradeApp(cfg, start="universe")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        company = await goto(pilot, "company", ticker="NVDA")
+        filed = company.view["quarter"]["as_of"]
+        await pilot.press("o")
+        form = await until(
+            pilot,
+            lambda: app.screen if type(app.screen).__name__ == "OwnQuestionScreen" else None,
+            what="the own-question form",
+        )
+        form.query_one("#own-text", Input).value = TEXT
+        await pilot.press("ctrl+s")
+        arena = await until(
+            pilot,
+            lambda: app.screen if type(app.screen).__name__ == "ArenaScreen" else None,
+            what="the Arena",
+        )
+        await settle(pilot)
+        assert arena.state.question.id == "OWN-1" and arena.state.question.as_of == filed
+        await pilot.press("r")
+        await settle(pilot)
+        panes = {p.condition: p for p in arena.panes()}
+        assert list(panes) == ["no_rag", "rag", "oracle"]
+        for p in panes.values():
+            assert p.status == "completed", (p.condition, p.error)
+            assert p.markdown.source.strip() == ANSWER
+        rag = panes["rag"].evidence
+        filings = [i for i in rag.items if i.track == "filing"]
+        assert filings, [i.title for i in rag.items]
+        assert {i.ticker for i in filings} == {"NVDA"}
+        assert all(i.available_from is not None and i.available_from <= filed for i in filings)
+        oracle = panes["oracle"].evidence
+        assert any(i.track == "oracle" and i.ticker == "NVDA" for i in oracle.items)
