@@ -28,6 +28,7 @@ from textual.widgets import (
 
 from fintrade_tui.questions.item_audit import failed
 from fintrade_tui.safe_text import printable
+from fintrade_tui.ui.app_access import fintrade_app
 from fintrade_tui.ui.question_form import QuestionForm
 from fintrade_tui.workspace.audits import CRITERIA, ItemAuditStore
 
@@ -90,7 +91,7 @@ class AuditScreen(QuestionForm):
 
     def _store(self) -> ItemAuditStore:
         if self.audits is None:  # made in the load worker: its CREATE TABLE is off the UI
-            self.audits = ItemAuditStore(self.app.workspace_connection())
+            self.audits = ItemAuditStore(fintrade_app(self).workspace_connection())
         return self.audits
 
     def load_history(self) -> list[dict[str, Any]]:
@@ -152,10 +153,16 @@ class AuditScreen(QuestionForm):
 
     @work(exclusive=True, group="audit-save", exit_on_error=False)
     async def _save(self, annotator: str, note: str, values: dict[str, str | None]) -> None:
-        store = self._store()
+        store, qid = self._store(), self.question_id
+        if qid is None:
+            return
+
+        def save() -> dict[str, Any]:
+            return store.save(qid, annotator, note, None, **values)
+
         try:
-            row = await asyncio.to_thread(store.save, self.question_id, annotator, note, **values)
-            history = await asyncio.to_thread(store.history, self.question_id)
+            row = await asyncio.to_thread(save)
+            history = await asyncio.to_thread(store.history, qid)
         except Exception as exc:  # shown in place; the form keeps what was typed
             self._status(str(exc).splitlines()[0][:300], True)
             return

@@ -36,6 +36,7 @@ from fintrade_tui.store.company import (
 )
 from fintrade_tui.store.company_chart import chart_series, chart_window
 from fintrade_tui.store.company_text import COLUMNS
+from fintrade_tui.ui.app_access import fintrade_app
 from fintrade_tui.ui.charts import MacdChart, PriceChart, RsiChart, SeriesChart, VolumeChart
 from fintrade_tui.ui.frames import FramePaced
 from fintrade_tui.ui.tables import set_columns
@@ -98,9 +99,9 @@ class CompanyScreen(FramePaced, Screen):
     @work(thread=True, exclusive=True, group="company", exit_on_error=False)
     def load(self, quarter: str | date | None, first: bool = False) -> dict[str, Any]:
         """View + chart series of one quarter (and on the first load, the quarter list)."""
-        lag = self.app.cfg.fundamentals.estimated_lag_days
+        lag = fintrade_app(self).cfg.fundamentals.estimated_lag_days
         counts: list[int] | None = None
-        cur = self.app.store()
+        cur = fintrade_app(self).store()
         try:
             qs = quarters(cur, self.ticker, lag) if first else None
             if qs is not None:
@@ -121,13 +122,13 @@ class CompanyScreen(FramePaced, Screen):
         from fintrade_tui.workspace.questions import load_questions
 
         try:
-            ws = self.app.workspace()
+            ws = fintrade_app(self).workspace()
             try:
                 mine = load_questions(ws, ticker=self.ticker)
             finally:
                 ws.close()
         except Exception as exc:
-            self.app.call_from_thread(self.app.notify_error, "Workspace", exc)
+            self.app.call_from_thread(fintrade_app(self).notify_error, "Workspace", exc)
             return [0] * len(qs)
         return [
             len(filter_questions(mine, ticker=self.ticker, quarter=q["period_end"])) for q in qs
@@ -136,12 +137,12 @@ class CompanyScreen(FramePaced, Screen):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "company":
             return
-        if event.state == WorkerState.SUCCESS:
+        if event.state == WorkerState.SUCCESS and event.worker.result is not None:
             self.show(event.worker.result)
-        elif event.state == WorkerState.ERROR:
+        elif event.state == WorkerState.ERROR and event.worker.error is not None:
             error = event.worker.error
             self.query_one("#company-quarter", Static).update(f"could not load: {error}")
-            self.app.notify_error(f"Company {self.ticker}", error)
+            fintrade_app(self).notify_error(f"Company {self.ticker}", error)
 
     def show(self, result: dict[str, Any]) -> None:
         view = result["view"]
@@ -214,9 +215,11 @@ class CompanyScreen(FramePaced, Screen):
             return
         q = self.quarters[self.index]
         try:
-            self.app.action_goto("questions", ticker=self.ticker, quarter_end=q["period_end"])
+            fintrade_app(self).action_goto(
+                "questions", ticker=self.ticker, quarter_end=q["period_end"]
+            )
         except Exception as exc:
-            self.app.notify_error("Questions", exc)
+            fintrade_app(self).notify_error("Questions", exc)
 
     def action_own(self) -> None:
         """The analyst's own question about this company, as of the day this quarter's
@@ -224,7 +227,7 @@ class CompanyScreen(FramePaced, Screen):
         if self.view is None:
             return
         as_of = self.view["quarter"]["as_of"]
-        self.app.action_goto("own_question", tickers=[self.ticker], as_of=as_of)
+        fintrade_app(self).action_goto("own_question", tickers=[self.ticker], as_of=as_of)
 
     def action_back(self) -> None:
-        self.app.action_back()
+        fintrade_app(self).action_back()

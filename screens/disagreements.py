@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Static
 from textual.worker import Worker, WorkerState
 
 from fintrade_tui.stats.annotators import ADJUDICATOR
+from fintrade_tui.ui.app_access import fintrade_app
 
 HEADERS = ("Run", "Question", "Model", "Condition", "Dimension", "Scores", "Spread", "Settled")
 
@@ -66,7 +67,7 @@ class DisagreementsScreen(Screen):
     def load(self) -> list[dict[str, Any]]:
         from fintrade_tui.stats.annotators import disagreement_view
 
-        cur = self.app.workspace()
+        cur = fintrade_app(self).workspace()
         try:
             return disagreement_view(cur, self.gap)
         finally:
@@ -76,16 +77,16 @@ class DisagreementsScreen(Screen):
     def save(self, run_id: str, values: dict[str, int], reason: str, who: str) -> dict:
         from fintrade_tui.stats.annotators import adjudicate
 
-        return adjudicate(self.app.workspace_connection(), run_id, values, reason, who)
+        return adjudicate(fintrade_app(self).workspace_connection(), run_id, values, reason, who)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR:
             self.query_one("#disagreements", DataTable).loading = False
             self._error(str(event.worker.error).splitlines()[0][:300])
         elif event.state == WorkerState.SUCCESS and event.worker.name == "load":
-            self._show(event.worker.result)
+            self._show(event.worker.result or [])
         elif event.state == WorkerState.SUCCESS and event.worker.name == "save":
-            row = event.worker.result
+            row = event.worker.result or {}
             self.query_one("#d-reason", Input).value = ""
             self.query_one("#d-score", Input).value = ""
             self.notify(f"Adjudication v{row['version']} of run {row['run_id']} saved")

@@ -26,6 +26,7 @@ from textual.widgets import (
 )
 
 from fintrade_tui.safe_text import printable
+from fintrade_tui.ui.app_access import fintrade_app
 from fintrade_tui.ui.question_form import QuestionForm
 from fintrade_tui.workspace.disputes import KINDS, DisputeStore
 
@@ -85,7 +86,7 @@ class DisputeScreen(QuestionForm):
 
     def _store(self) -> DisputeStore:
         if self.disputes is None:  # made in a worker: its CREATE TABLE is off the UI thread
-            self.disputes = DisputeStore(self.app.workspace_connection())
+            self.disputes = DisputeStore(fintrade_app(self).workspace_connection())
         return self.disputes
 
     def load_history(self) -> list[dict[str, Any]]:
@@ -127,12 +128,12 @@ class DisputeScreen(QuestionForm):
 
     @work(exclusive=True, group="dispute-save", exit_on_error=False)
     async def _save(self, kind: str, reason: str, who: str, corrected: str | None) -> None:
-        store = self._store()
+        store, qid = self._store(), self.question_id
+        if qid is None:
+            return
         try:
-            row = await asyncio.to_thread(
-                store.save, self.question_id, kind, reason, who, corrected
-            )
-            history = await asyncio.to_thread(store.history, self.question_id)
+            row = await asyncio.to_thread(store.save, qid, kind, reason, who, corrected)
+            history = await asyncio.to_thread(store.history, qid)
         except Exception as exc:  # shown in place; the form keeps what was typed
             self._status(str(exc).splitlines()[0][:300], True)
             return

@@ -26,11 +26,12 @@ from textual.widgets import Button, Footer, Header, Input, Label, Static
 
 from fintrade_tui.questions.indicators import LABEL
 from fintrade_tui.questions.own import suggest_indicators
+from fintrade_tui.ui.app_access import fintrade_app
 
 FIELDS = ("text", "tickers", "as-of", "indicators", "reference")
 # a UserError's `where` starts with one of these: the field to fix
-WHERE = (("question text", "text"), ("ticker", "tickers"), ("as-of", "as-of"))
-WHERE += (("indicators", "indicators"),)
+WHERE: tuple[tuple[str, str], ...] = (("question text", "text"), ("ticker", "tickers"))
+WHERE += (("as-of", "as-of"), ("indicators", "indicators"))
 
 
 class OwnQuestionScreen(Screen):
@@ -164,10 +165,12 @@ class OwnQuestionScreen(Screen):
             title="Own question",
         )
         for below in self.app.screen_stack:  # a Questions screen underneath lists it on return
-            if type(below).__name__ == "QuestionsScreen":
+            from .questions import QuestionsScreen
+
+            if isinstance(below, QuestionsScreen):
                 below.action_reload()
         self.app.pop_screen()
-        self.app.action_goto("arena", question_id=q.id)
+        fintrade_app(self).action_goto("arena", question_id=q.id)
 
     def _build(self, values: dict[str, str]) -> Any:
         """Check, resolve and save (worker thread); returns the saved question."""
@@ -183,10 +186,10 @@ class OwnQuestionScreen(Screen):
         from fintrade_tui.workspace.question_versions import save_version
         from fintrade_tui.workspace.questions import get_question
 
-        cfg = self.app.cfg
+        cfg = fintrade_app(self).cfg
         as_of = parse_as_of(values["as-of"])
         tickers = split_list(values["tickers"])
-        store, ws = self.app.store(), self.app.workspace()
+        store, ws = fintrade_app(self).store(), fintrade_app(self).workspace()
         try:
             r = Resolver(store, cfg.questions.reference_date, cfg.fundamentals.estimated_lag_days)
             if self.seed_id:

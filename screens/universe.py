@@ -22,6 +22,7 @@ from textual.worker import Worker, WorkerState
 
 from fintrade_tui.safe_text import plain
 from fintrade_tui.store.company import filter_universe, question_counts, universe
+from fintrade_tui.ui.app_access import fintrade_app
 from fintrade_tui.ui.frames import FramePaced
 from fintrade_tui.ui.tables import set_columns
 
@@ -133,14 +134,14 @@ class UniverseScreen(FramePaced, Screen):
     def load(self) -> list[dict[str, Any]]:
         counts: dict[str, int] | None = None
         try:
-            ws = self.app.workspace()
+            ws = fintrade_app(self).workspace()
             try:
                 counts = question_counts(ws)
             finally:
                 ws.close()
         except Exception as exc:  # the universe still shows without question counts
-            self.app.call_from_thread(self.app.notify_error, "Workspace", exc)
-        cur = self.app.store()
+            self.app.call_from_thread(fintrade_app(self).notify_error, "Workspace", exc)
+        cur = fintrade_app(self).store()
         try:
             return universe(cur, counts)
         finally:
@@ -155,9 +156,9 @@ class UniverseScreen(FramePaced, Screen):
             table = self.query_one("#universe-table", DataTable)
             set_columns(table, COLUMNS, [_cells(r) for r in self.rows])
             self.refilter()
-        elif event.state == WorkerState.ERROR:
+        elif event.state == WorkerState.ERROR and event.worker.error is not None:
             self.query_one("#universe-count", Static).update("the store could not be read")
-            self.app.notify_error("Universe", event.worker.error)
+            fintrade_app(self).notify_error("Universe", event.worker.error)
 
     def refilter(self) -> None:
         text = self.query_one("#universe-filter", Input).value
@@ -223,6 +224,6 @@ class UniverseScreen(FramePaced, Screen):
 
     def open_ticker(self, ticker: str) -> None:
         try:
-            self.app.action_goto("company", ticker=ticker)
+            fintrade_app(self).action_goto("company", ticker=ticker)
         except Exception as exc:
-            self.app.notify_error("Company", exc)
+            fintrade_app(self).notify_error("Company", exc)

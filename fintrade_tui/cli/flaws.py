@@ -7,7 +7,6 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 import click
-import duckdb
 from rich.markup import escape
 
 from fintrade_tui.cli.base import Ctx, emit_json, friendly, main
@@ -18,10 +17,11 @@ from fintrade_tui.workspace.screenings import DETERMINISTIC, FlagStore
 
 if TYPE_CHECKING:
     from fintrade_tui.models.resolve import Model
+    from fintrade_tui.workspace.connection_api import Connection
 
 
 def runs_to_screen(
-    ws: duckdb.DuckDBPyConnection,
+    ws: Connection,
     run_ids: list[str] | None = None,
     batch: str | None = None,
     question: str | None = None,
@@ -53,7 +53,7 @@ def _question_of(run: dict[str, Any], questions: dict[str, Question]) -> Questio
 
 async def screen_runs(
     cfg: Any,
-    ws: duckdb.DuckDBPyConnection,
+    ws: Connection,
     runs: list[dict[str, Any]],
     model: Model | None = None,
     concurrency: int = 2,

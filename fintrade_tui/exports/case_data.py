@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui.errors import UserError
 from fintrade_tui.reports.rightness import Verdict, latest_audits, run_verdicts
@@ -20,6 +18,11 @@ from fintrade_tui.workspace.judge_agreement import agreement_for, describe, read
 from fintrade_tui.workspace.questions import load_questions, natural_key
 from fintrade_tui.workspace.run_records import RunStore
 from fintrade_tui.workspace.scores import ScoreStore
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from fintrade_tui.workspace.connection_api import Connection
 
 
 @dataclass
@@ -40,7 +43,7 @@ class CaseData:
         return [r for r in self.runs if r["question_id"] == qid]
 
 
-def resolve_runs(ws_con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> list[dict[str, Any]]:
+def resolve_runs(ws_con: Connection, run_ids: list[str]) -> list[dict[str, Any]]:
     """The runs these ids (or unique prefixes) name, each once, in the order given."""
     if not run_ids:
         raise UserError("case study", "names no runs", "pick a case with runs")
@@ -53,7 +56,7 @@ def resolve_runs(ws_con: duckdb.DuckDBPyConnection, run_ids: list[str]) -> list[
     return runs
 
 
-def runs_of_question(ws_con: duckdb.DuckDBPyConnection, question_id: str) -> list[str]:
+def runs_of_question(ws_con: Connection, question_id: str) -> list[str]:
     """Every run id of a question (oldest first); one line naming the question when none."""
     rows = ws_con.execute(
         "SELECT id FROM runs WHERE question_id = ? ORDER BY started_at, id", [question_id]
@@ -66,7 +69,7 @@ def runs_of_question(ws_con: duckdb.DuckDBPyConnection, question_id: str) -> lis
 
 
 def load_case(
-    ws_con: duckdb.DuckDBPyConnection,
+    ws_con: Connection,
     runs: list[dict[str, Any]],
     *,
     preferences: bool = True,

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui import redact
 from fintrade_tui.config import Config
@@ -31,6 +29,9 @@ from fintrade_tui.reports.causes import CAUSE_LABELS, failure_causes
 from fintrade_tui.reports.rightness import Verdict
 from fintrade_tui.workspace.evidence import LABELS
 from fintrade_tui.workspace.scores import DIMENSIONS
+
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
 
 
 def _evidence(run: dict[str, Any]) -> list[str]:
@@ -225,7 +226,7 @@ def default_path(cfg: Config, runs: list[dict[str, Any]]) -> Path:
 
 def write_case_study(
     cfg: Config,
-    ws_con: duckdb.DuckDBPyConnection,
+    ws_con: Connection,
     run_ids: list[str],
     path: Path | None = None,
 ) -> Path:

@@ -18,9 +18,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui import redact
 from fintrade_tui.config import Config
@@ -31,6 +29,11 @@ from fintrade_tui.reports.rightness import Verdict
 from fintrade_tui.safe_text import printable
 from fintrade_tui.workspace.evidence import LABELS
 from fintrade_tui.workspace.scores import DIMENSIONS
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from fintrade_tui.workspace.connection_api import Connection
 
 TEMPLATES = Path(__file__).parent / "templates"
 ITEM_FIELDS = ("id", "track", "title", "text", "ticker", "available_from", "meta")
@@ -240,7 +243,7 @@ def write_html(path: Path, html: str) -> Path:
 
 def write_case_html(
     cfg: Config,
-    ws_con: duckdb.DuckDBPyConnection,
+    ws_con: Connection,
     run_ids: list[str],
     path: Path | None = None,
     *,

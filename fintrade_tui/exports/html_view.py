@@ -9,14 +9,17 @@ audit and scores). Rendering is shared with the case study (html_report.py).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui.config import Config
 from fintrade_tui.exports.case_data import add_companies, load_case, resolve_runs
 from fintrade_tui.exports.html_report import case_sections, render, write_html
 from fintrade_tui.reports.failures import FILTER_LABELS
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from fintrade_tui.workspace.connection_api import Connection
 
 
 def matrix_rows(table: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -38,7 +41,7 @@ def matrix_rows(table: dict[str, Any] | None) -> list[dict[str, Any]]:
 
 
 def render_view(
-    ws_con: duckdb.DuckDBPyConnection,
+    ws_con: Connection,
     cases: list[dict[str, Any]],
     table: dict[str, Any] | None,
     *,
@@ -79,7 +82,7 @@ def default_view_path(cfg: Config) -> Path:
 
 def write_view_html(
     cfg: Config,
-    ws_con: duckdb.DuckDBPyConnection,
+    ws_con: Connection,
     cases: list[dict[str, Any]],
     table: dict[str, Any] | None,
     path: Path | None = None,

@@ -13,7 +13,7 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -23,6 +23,9 @@ from fintrade_tui.workspace.questions import load_questions
 from fintrade_tui.workspace.run_records import RunStore, dumps
 from fintrade_tui.workspace.score_reader import counted_scores
 from fintrade_tui.workspace.scores import DIMENSIONS, ScoreStore
+
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
 
 FILTERS = ("question", "model", "condition", "origin", "status", "batch", "source", "ids")
 RUN_COLUMNS = [
@@ -41,7 +44,7 @@ SCORE_COLUMNS = [
 ]  # fmt: skip
 
 
-def select_runs(ws: duckdb.DuckDBPyConnection, filters: dict[str, Any]) -> list[dict[str, Any]]:
+def select_runs(ws: Connection, filters: dict[str, Any]) -> list[dict[str, Any]]:
     """Runs matching the filters (a question id may be a glob; `ids` a set of run ids),
     oldest first."""
     f = {k: filters.get(k) for k in FILTERS}
@@ -201,7 +204,7 @@ def _sql_path(p: Path) -> str:
     return str(p).replace("'", "''")  # COPY takes no parameter for its target
 
 
-def export_runs(ws: duckdb.DuckDBPyConnection, path: Path, fmt: str, filters: dict) -> int:
+def export_runs(ws: Connection, path: Path, fmt: str, filters: dict) -> int:
     """Write the selected runs; returns how many."""
     runs = select_runs(ws, filters)
     store = ScoreStore(ws)
@@ -220,9 +223,7 @@ def export_runs(ws: duckdb.DuckDBPyConnection, path: Path, fmt: str, filters: di
     return len(runs)
 
 
-def export_scores(
-    ws: duckdb.DuckDBPyConnection, path: Path, fmt: str, kind: str | None, history: bool
-) -> int:
+def export_scores(ws: Connection, path: Path, fmt: str, kind: str | None, history: bool) -> int:
     """Scores (latest versions, or all with `history`) with their run's question and model."""
     store = ScoreStore(ws)
     # the latest version per protocol: a common-evidence score never hides a per-condition one
@@ -265,9 +266,7 @@ def write_report(cells: list[dict[str, Any]], path: Path, fmt: str) -> None:
     write_table(cells, REPORT_COLUMNS, path, fmt)
 
 
-def write_view(
-    folder: Path, ws: duckdb.DuckDBPyConnection, run_ids: list[str], table: dict | None
-) -> Path:
+def write_view(folder: Path, ws: Connection, run_ids: list[str], table: dict | None) -> Path:
     """The Results screen's filtered view: its runs as JSONL and CSV, and the accuracy matrix
     as CSV, under `folder` as view-<time>-runs.jsonl / -runs.csv / -accuracy.csv."""
     from datetime import datetime

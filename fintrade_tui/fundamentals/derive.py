@@ -176,9 +176,10 @@ def derive(
                 }
             vals |= {k: _stock(pool, c, end) for k, c in STOCKS.items()}
             vals["total_debt"] = _debt(pool, end)
-            if shares[i]:
+            share = shares[i]
+            if share:
                 vals["shares_outstanding"] = {
-                    "value": shares[i] * factors[i],
+                    "value": share * factors[i],
                     "concepts": f"dei:{SHARES}@{f['accession']}",
                     "method": f"cover page x split factor {factors[i]:g}",
                 }

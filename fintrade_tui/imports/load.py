@@ -13,15 +13,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui.errors import UserError
 from fintrade_tui.imports.record import ExternalRun, Judgment
 from fintrade_tui.workspace.questions import RESOLVED, Question, insert_questions, question_ids
 from fintrade_tui.workspace.run_records import FINISHED, RunStore, insert_runs
 from fintrade_tui.workspace.scores import KINDS, Score, ScoreStore, append_scores
+
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
 
 # the file's condition name (lower case, runs of space/dash as "_") -> ours
 CONDITION_ALIASES = {
@@ -164,7 +165,7 @@ def _same(stored: dict[str, Any], s: Score) -> bool:
 class Planner:
     """Builds one ImportPlan over several files against one workspace (nothing written)."""
 
-    def __init__(self, ws: duckdb.DuckDBPyConnection, resolver: Any = None) -> None:
+    def __init__(self, ws: Connection, resolver: Any = None) -> None:
         self.ws = ws
         self.resolver = resolver  # a questions.resolve.Resolver, or None when no store exists
         self.runs = RunStore(ws)
@@ -333,7 +334,7 @@ class Planner:
         self.plan.questions.append(q)
 
 
-def write(ws: duckdb.DuckDBPyConnection, plan: ImportPlan) -> None:
+def write(ws: Connection, plan: ImportPlan) -> None:
     """The whole plan in one transaction: every question, run and score, or none of them."""
     runs = RunStore(ws)
     ScoreStore(ws)  # the scores table exists before the transaction starts

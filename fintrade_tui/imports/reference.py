@@ -6,12 +6,14 @@ Arena, the judge and the reports. FinTradeBench's seed CSV `response` is expert-
 from __future__ import annotations
 
 from pathlib import Path
-
-import duckdb
+from typing import TYPE_CHECKING
 
 from fintrade_tui.imports.load import FileReport, Planner, write
 from fintrade_tui.imports.record import ExternalRun
 from fintrade_tui.workspace.questions import Question
+
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
 
 REFERENCE = "reference"
 WITH_REFERENCE = ("fintradebench",)  # sources whose reference answers are expert answers
@@ -35,7 +37,7 @@ def reference_runs(questions: list[Question]) -> list[ExternalRun]:
 
 
 def save_questions_with_references(
-    ws: duckdb.DuckDBPyConnection, questions: list[Question], path: Path
+    ws: Connection, questions: list[Question], path: Path
 ) -> FileReport | None:
     """Questions and their reference runs in one transaction (runs already stored are kept)."""
     planner = Planner(ws)

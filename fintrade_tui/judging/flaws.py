@@ -18,7 +18,6 @@ import re
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
-import duckdb
 from pydantic import BaseModel, ConfigDict
 
 from fintrade_tui.audits.company import company_check, company_line
@@ -27,6 +26,8 @@ from fintrade_tui.workspace.questions import Question
 from fintrade_tui.workspace.screenings import LLM_FLAGS, Flag
 
 if TYPE_CHECKING:
+    import duckdb
+
     from fintrade_tui.models.resolve import Model
 
 LENGTH_REASONS = {"length", "max_tokens", "model_length"}  # OpenAI, Anthropic/Inspect, Inspect

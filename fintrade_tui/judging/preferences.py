@@ -14,12 +14,11 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import duckdb
-
 from fintrade_tui.workspace.preferences import PreferenceStore, unordered_pair
 
 if TYPE_CHECKING:
     from fintrade_tui.models.resolve import Model
+    from fintrade_tui.workspace.connection_api import Connection
 
 
 def verdict_row(question_id: str, judge: str, match: dict[str, Any]) -> dict[str, Any]:
@@ -44,7 +43,7 @@ def verdict_row(question_id: str, judge: str, match: dict[str, Any]) -> dict[str
 async def judge_missing(
     cfg: Any,
     store: PreferenceStore,
-    con: duckdb.DuckDBPyConnection,
+    con: Connection,
     judge: str | Model,
     rows: list[dict[str, Any]],
     on_done: Callable[[], None] | None = None,

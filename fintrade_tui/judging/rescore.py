@@ -35,8 +35,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import duckdb
-
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
 from fintrade_tui.scoring.answer_checks import (
@@ -60,7 +58,10 @@ from fintrade_tui.workspace.run_records import COMPLETED, RunStore
 from fintrade_tui.workspace.scores import Score, ScoreStore, append_scores
 
 if TYPE_CHECKING:
+    import duckdb
+
     from fintrade_tui.models.resolve import Model
+    from fintrade_tui.workspace.connection_api import Connection
 
 MATCH_KIND, MATCHER = "match", "matcher"  # the score kind and annotator re-scoring writes
 READABLE = (DEFERRED, NO_NUMBER)  # deferred verdicts a model may read the conclusion of
@@ -120,7 +121,7 @@ class Outcome:
 
 
 def select_runs(
-    ws: duckdb.DuckDBPyConnection,
+    ws: Connection,
     run_ids: list[str] | None = None,
     batch: str | None = None,
     source: str | None = None,
@@ -158,7 +159,7 @@ def _one_of(names: list[str]) -> str:
 
 def rescore(
     cfg: Config,
-    ws: duckdb.DuckDBPyConnection,
+    ws: Connection,
     sel: Selection,
     mode: str | None = None,
     store_con: duckdb.DuckDBPyConnection | None = None,
@@ -218,7 +219,7 @@ def rescore(
 
 def rescore_with_store(
     cfg: Config,
-    ws: duckdb.DuckDBPyConnection,
+    ws: Connection,
     sel: Selection,
     mode: str | None = None,
     on_progress: Callable[[int], None] | None = None,
@@ -237,7 +238,7 @@ def rescore_with_store(
 
 def rejudge(
     cfg: Config,
-    ws: duckdb.DuckDBPyConnection,
+    ws: Connection,
     sel: Selection,
     judge: Model,
     panel: bool = False,

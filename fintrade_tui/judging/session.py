@@ -8,9 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui.config import Config
 from fintrade_tui.errors import UserError
@@ -23,6 +21,11 @@ from fintrade_tui.workspace.questions import load_questions
 from fintrade_tui.workspace.run_records import COMPLETED, RunStore
 from fintrade_tui.workspace.score_reader import mean_by_run
 from fintrade_tui.workspace.scores import DIMENSIONS, LABEL_RUBRIC, PROTOCOLS, ScoreStore
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from fintrade_tui.workspace.connection_api import Connection
 
 
 def audit_run(cfg: Config, run: dict[str, Any], q: Any) -> dict[str, Any] | None:
@@ -91,7 +94,7 @@ def supplied_texts(q: Any, run: dict[str, Any]) -> list[str]:
 
 
 def runs_to_judge(
-    ws: duckdb.DuckDBPyConnection,
+    ws: Connection,
     kind: str,
     judge: str,
     run_ids: list[str] | None = None,
@@ -117,7 +120,7 @@ def runs_to_judge(
 
 async def judge_runs(
     cfg: Config,
-    ws: duckdb.DuckDBPyConnection,
+    ws: Connection,
     runs: list[dict[str, Any]],
     panel: bool = False,
     judge: str | Model | None = None,
@@ -170,9 +173,7 @@ def check_protocol(protocol: str, panel: bool = False) -> None:
         raise UserError("--panel", "has no common-evidence prompt", "drop --protocol common")
 
 
-def llm_judges(
-    ws: duckdb.DuckDBPyConnection, protocol: str = "per_condition"
-) -> list[dict[str, Any]]:
+def llm_judges(ws: Connection, protocol: str = "per_condition") -> list[dict[str, Any]]:
     """Who gave the latest LLM scores: registry name, model string, how many runs, whether
     the judge ran on this machine (`local/...`), so a report can label such scores, and how far
     that judge model agreed with people (`calibrate-judge`; None and "unmeasured" if never)."""
@@ -200,9 +201,7 @@ def _agreement_fields(found: dict[str, Any] | None) -> dict[str, Any] | None:
     return {k: found[k] for k in keys} | {"measured_at": str(found["measured_at"])}
 
 
-def agreement_pairs(
-    ws: duckdb.DuckDBPyConnection, protocol: str = "per_condition"
-) -> list[dict[str, Any]]:
+def agreement_pairs(ws: Connection, protocol: str = "per_condition") -> list[dict[str, Any]]:
     """(dimension, human, judge) for every run both a person and the LLM judge (its scores
     under `protocol`) scored."""
     store = ScoreStore(ws)
@@ -228,7 +227,7 @@ def agreement_pairs(
     return pairs
 
 
-def panel_rows(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+def panel_rows(ws: Connection) -> list[dict[str, Any]]:
     """Panel finals per model × condition, with strict and normalized accuracy."""
     from fintrade_tui.judging.panel import panel_accuracy
 

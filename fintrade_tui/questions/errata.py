@@ -16,13 +16,14 @@ import json
 import os
 from datetime import datetime
 from pathlib import Path
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui.errors import UserError
 from fintrade_tui.workspace.disputes import DisputeStore, check, fresh
 from fintrade_tui.workspace.questions import load_questions
+
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
 
 FIELDS = ["question_id", "source", "kind", "reason", "corrected", "who", "at", "reference"]
 FORMATS = ("jsonl", "csv")
@@ -35,7 +36,7 @@ def _format(path: Path, fmt: str | None) -> str:
     return fmt
 
 
-def errata_rows(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+def errata_rows(ws: Connection) -> list[dict[str, Any]]:
     """Every dispute version in the workspace as an errata row, oldest first per question."""
     questions = {q.id: q for q in load_questions(ws)}
     rows = []
@@ -56,7 +57,7 @@ def errata_rows(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
     return rows
 
 
-def write_errata(ws: duckdb.DuckDBPyConnection, path: Path, fmt: str | None = None) -> int:
+def write_errata(ws: Connection, path: Path, fmt: str | None = None) -> int:
     """Write the errata file whole (aside, then renamed); returns the number of rows."""
     fmt = _format(path, fmt)
     rows = errata_rows(ws)
@@ -116,7 +117,7 @@ def read_errata(path: Path, fmt: str | None = None) -> list[dict[str, Any]]:
 
 
 def import_errata(
-    ws: duckdb.DuckDBPyConnection, path: Path, fmt: str | None = None, dry_run: bool = False
+    ws: Connection, path: Path, fmt: str | None = None, dry_run: bool = False
 ) -> dict[str, Any]:
     """Append the file's disputes this workspace lacks (all in one transaction); rows naming
     questions not in the workspace are skipped and counted. Returns what it did:

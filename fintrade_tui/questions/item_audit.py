@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from fintrade_tui.workspace.audits import AUDIT_COLUMNS, CRITERIA, PASSING, ItemAuditStore
 
 if TYPE_CHECKING:  # the CLI imports CRITERIA for its options: no DuckDB on `--help`
-    import duckdb
+    from fintrade_tui.workspace.connection_api import Connection
 
 
 def failed(audit: dict[str, Any]) -> dict[str, str]:
@@ -81,7 +81,7 @@ def audit_record(audit: dict[str, Any]) -> dict[str, Any]:
 
 
 def export_jsonl(
-    con: duckdb.DuckDBPyConnection, path: Path, core_only: bool = True, annotator: str | None = None
+    con: Connection, path: Path, core_only: bool = True, annotator: str | None = None
 ) -> int:
     """Write the audited questions (Core only, or all audited) as `questions export` rows plus
     an `audit` field; temp file then rename, so no half-written export. Returns the count."""

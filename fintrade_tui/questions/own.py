@@ -16,8 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from datetime import date
-
-import duckdb
+from typing import TYPE_CHECKING
 
 from fintrade_tui.errors import UserError
 from fintrade_tui.questions.indicators import KIND, SYNONYMS, map_indicators
@@ -25,6 +24,11 @@ from fintrade_tui.questions.resolve import Resolver
 from fintrade_tui.questions.scale import rewrite_for
 from fintrade_tui.questions.timephrases import describe
 from fintrade_tui.workspace.questions import RESOLVED, Question
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from fintrade_tui.workspace.connection_api import Connection
 
 SOURCE = "own"
 PREFIX = "OWN-"
@@ -147,7 +151,7 @@ def category_of(golden: list[str]) -> str:
     return single.get(frozenset(kinds), "FT" if kinds >= {"ratio", "signal"} else "other")
 
 
-def next_id(ws: duckdb.DuckDBPyConnection) -> str:
+def next_id(ws: Connection) -> str:
     """The next id of the analyst's series: OWN-<one more than the largest>."""
     row = ws.execute(
         "SELECT coalesce(max(try_cast(substr(id, ?) AS INT)), 0) FROM questions"

@@ -6,9 +6,7 @@ show the same cells for the same workspace (tests/ui/test_results.py reads all t
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui.errors import UserError
 from fintrade_tui.stats.breakdown import run_fields
@@ -17,12 +15,15 @@ from fintrade_tui.workspace.run_records import COMPLETED, RunStore
 from fintrade_tui.workspace.score_reader import counted_scores
 from fintrade_tui.workspace.scores import ScoreStore, credit
 
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
+
 SCORE_KINDS = ("llm", "human", "labels", "match")  # what `report --scores` can read
 CREDIT_KINDS = ("labels", "match")  # scored by a label's credit (0-1), not a 1-5 rubric
 
 
 def accuracy_report(
-    ws: duckdb.DuckDBPyConnection,
+    ws: Connection,
     scores: str = "llm",
     source: str | None = None,
     baseline: str = "no_rag",
@@ -51,7 +52,7 @@ def report_table(
 
 
 def score_rows(
-    ws: duckdb.DuckDBPyConnection,
+    ws: Connection,
     kind: str = "llm",
     dimension: str = "accuracy",
     source: str | None = None,

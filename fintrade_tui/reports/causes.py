@@ -29,9 +29,7 @@ rests on it.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui.audits.recall import evidence_recall, run_texts
 from fintrade_tui.audits.verdicts import CONTRADICTED, SUPPORTED
@@ -42,6 +40,9 @@ from fintrade_tui.workspace.evidence import LABELS
 from fintrade_tui.workspace.questions import load_questions, natural_key
 from fintrade_tui.workspace.run_records import COMPLETED, RunStore
 from fintrade_tui.workspace.scores import ScoreStore
+
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
 
 CAUSES = (
     "refused",
@@ -161,7 +162,7 @@ def _not_right(cond: str, conds: dict[str, tuple[dict[str, Any], Verdict]]) -> s
     return "".join(f"; {n}" for n in notes)
 
 
-def failure_causes(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+def failure_causes(ws: Connection) -> list[dict[str, Any]]:
     """One row per failed completed run (reference answers excepted): question_id, category,
     as_of, model, condition, run_id, verdict (wrong | refused) and by (label, human, matcher,
     judge, audit), cause, rule, recall (evidence_recall of its evidence, or None without

@@ -12,15 +12,16 @@ fewer than `runs` means some had no price or reported no usage, and the cost is 
 
 from __future__ import annotations
 
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui.reports.rightness import run_verdicts
 from fintrade_tui.workspace.evidence import CONDITIONS
 from fintrade_tui.workspace.questions import load_questions
 from fintrade_tui.workspace.run_records import RunStore
 from fintrade_tui.workspace.scores import ScoreStore
+
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
 
 REFERENCE = "reference"  # the condition of imported reference answers (imports/reference.py)
 COLUMNS = (
@@ -39,7 +40,7 @@ COLUMNS = (
 
 
 def cost_rows(
-    ws: duckdb.DuckDBPyConnection,
+    ws: Connection,
     source: str | None = None,
     leave_out: set[str] | frozenset[str] = frozenset(),
 ) -> list[dict[str, Any]]:
@@ -83,7 +84,7 @@ def cost_rows(
     return out
 
 
-def _has_runs(ws: duckdb.DuckDBPyConnection) -> bool:
+def _has_runs(ws: Connection) -> bool:
     sql = "SELECT 1 FROM information_schema.tables WHERE table_name = 'runs'"
     return ws.execute(sql).fetchone() is not None
 

@@ -20,9 +20,7 @@ the TUI, exports and tests all see the same list.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui.reports.failure_filters import (
     cond_key,
@@ -42,6 +40,9 @@ from fintrade_tui.workspace.questions import load_questions, natural_key
 from fintrade_tui.workspace.run_records import COMPLETED, RunStore
 from fintrade_tui.workspace.score_reader import mean_by_run
 from fintrade_tui.workspace.scores import ScoreStore
+
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
 
 FILTERS = (
     "rag_worse",
@@ -71,7 +72,7 @@ FILTER_LABELS = {
 }
 
 
-def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+def _has_table(con: Connection, name: str) -> bool:
     return bool(
         con.execute(
             "SELECT 1 FROM information_schema.tables WHERE table_name = ?", [name]
@@ -94,7 +95,7 @@ def replay_set(case: dict[str, Any], answers: list[dict[str, Any]]) -> list[str]
 
 
 def failure_cases(
-    ws_con: duckdb.DuckDBPyConnection,
+    ws_con: Connection,
     filters: set[str] | None = None,
     disagreement: int = 2,
     models: Mapping[str, Any] | None = None,

@@ -8,7 +8,7 @@ and two that read the workspace's runs and scores —
 
 from __future__ import annotations
 
-import duckdb
+from typing import TYPE_CHECKING
 
 from fintrade_tui.audits.suspects import close, question_suspects
 from fintrade_tui.reports.failures import latest_audits
@@ -16,8 +16,11 @@ from fintrade_tui.workspace.questions import load_questions
 from fintrade_tui.workspace.run_records import COMPLETED, RunStore
 from fintrade_tui.workspace.scores import ScoreStore
 
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
 
-def workspace_suspects(ws: duckdb.DuckDBPyConnection) -> dict[str, list[dict[str, str]]]:
+
+def workspace_suspects(ws: Connection) -> dict[str, list[dict[str, str]]]:
     """question id -> the rules that fire for it, from the question and the workspace's runs
     and scores."""
     out: dict[str, list[dict[str, str]]] = {}

@@ -51,7 +51,8 @@ class RunWorker:
         llm.litellm()
         deployments.set_share(workers)  # this worker's part of every rpm / tpm limit
         self.cfg = cfg
-        self.runs = RunStore(duckdb.connect(":memory:"))
+        self.memory = duckdb.connect(":memory:")  # its own: rows leave as an Arrow table
+        self.runs = RunStore(self.memory)
         self.runner = Runner(cfg, self.runs, build_index=False)
         self._sems: dict[str, asyncio.Semaphore] = {}
 
@@ -68,7 +69,7 @@ class RunWorker:
         rows = pq.read_table(spec_file).to_pylist()
         ids = await asyncio.gather(*(self._one(r) for r in rows))
         with self.runs.lock:  # the Runner's threads write through this lock too
-            cur = self.runs.con.cursor()
+            cur = self.memory.cursor()
             try:
                 table = cur.execute(
                     "SELECT * FROM runs WHERE list_contains(?, id) ORDER BY id", [ids]

@@ -28,9 +28,9 @@ def _pairs(human: Sequence[int | None], judge: Sequence[int | None]) -> tuple[An
         for v in (h, j):
             if v not in LEVELS:
                 raise ValueError(f"score {v!r} is not an integer from 1 to 5")
-    h = np.array([int(p[0]) for p in kept], dtype=int)
-    j = np.array([int(p[1]) for p in kept], dtype=int)
-    return h, j
+    hs = np.array([int(p[0]) for p in kept], dtype=int)
+    js = np.array([int(p[1]) for p in kept], dtype=int)
+    return hs, js
 
 
 def agreement(human: Sequence[int | None], judge: Sequence[int | None]) -> dict[str, Any]:

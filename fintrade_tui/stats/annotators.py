@@ -14,20 +14,22 @@ from __future__ import annotations
 import math
 import warnings
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
 import numpy as np
 
 from fintrade_tui.stats.agreement import DIMENSIONS, agreement
 from fintrade_tui.stats.paired import finite_or_none
 from fintrade_tui.workspace.score_reader import is_adjudication
 
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
+
 ADJUDICATOR = "adjudicated"  # the annotator name an adjudication is saved under by default
 GAP = 2  # a disagreement: two annotators 2+ points apart on a dimension
 
 
-def human_scores(ws: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+def human_scores(ws: Connection) -> list[dict[str, Any]]:
     """The latest ok human score of every (run, annotator), adjudications left out."""
     from fintrade_tui.workspace.scores import ScoreStore
 
@@ -57,7 +59,7 @@ def krippendorff_alpha(data: Any) -> float | None:
     return finite_or_none(a)
 
 
-def dimension_agreement(by_run: dict[str, dict[str, int]], annotators: list[str]) -> dict:
+def dimension_agreement(by_run: dict[str, dict[str, int]], annotators: list[str]) -> dict[str, Any]:
     """Agreement on one dimension: ``n_items`` (runs scored by 2+ annotators), ``alpha``,
     ``exact`` / ``within_1`` (shares over every annotator pair on every such item) and
     ``pairs`` (per pair: ``a``, ``b``, ``n``, ``kappa``, ``exact``, ``within_1``)."""
@@ -105,7 +107,7 @@ def disagreements(rows: list[dict[str, Any]], gap: int = GAP) -> list[dict[str, 
             for d in DIMENSIONS:
                 if s.get(d) is not None:
                     settled[(s["run_id"], d)] = int(s[d])
-    out = []
+    out: list[dict[str, Any]] = []
     for d in DIMENSIONS:
         for rid, by in ratings(rows, d).items():
             spread = max(by.values()) - min(by.values())
@@ -123,7 +125,7 @@ def disagreements(rows: list[dict[str, Any]], gap: int = GAP) -> list[dict[str, 
     return out
 
 
-def disagreement_view(ws: duckdb.DuckDBPyConnection, gap: int = GAP) -> list[dict[str, Any]]:
+def disagreement_view(ws: Connection, gap: int = GAP) -> list[dict[str, Any]]:
     """`disagreements` over the workspace's human scores, with each run's question, model,
     condition and answer (what the adjudicator reads)."""
     from fintrade_tui.workspace.run_records import RunStore
@@ -139,7 +141,7 @@ def disagreement_view(ws: duckdb.DuckDBPyConnection, gap: int = GAP) -> list[dic
 
 
 def adjudicate(
-    ws: duckdb.DuckDBPyConnection,
+    ws: Connection,
     run_id: str,
     values: dict[str, int],
     reason: str,
@@ -175,7 +177,10 @@ def adjudicate(
             run_id,
             "human",
             adjudicator,
-            **values,
+            accuracy=values.get("accuracy"),
+            completeness=values.get("completeness"),
+            relevance=values.get("relevance"),
+            clarity=values.get("clarity"),
             note=reason.strip(),
             detail={"adjudication": {"reason": reason.strip(), "scores": before}},
         )

@@ -18,7 +18,7 @@ NONE = "none"  # a question without that annotation (TAT-QA writes an empty scal
 def breakdown(q: Any, by: str = "category") -> str:
     """The column `q` falls in when the matrix is split `by` this field."""
     if by == "category":
-        return q.category
+        return str(q.category)
     value = (getattr(q, "extra", None) or {}).get(by)
     return str(value).strip() or NONE if value is not None else NONE
 

@@ -10,14 +10,16 @@ different judging protocols ("per_condition", "common") are never mixed: one tab
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
 import numpy as np
 
 from fintrade_tui.stats.paired import bootstrap_ci, finite_or_none, holm, paired_tests, stars
 from fintrade_tui.stats.tables import CATEGORIES, category_columns, ordered_conditions
 from fintrade_tui.workspace.evidence import LABELS
+
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
 
 ALL = "All"
 DEFAULT_PROTOCOL = "per_condition"  # scores from before protocols existed were judged so
@@ -48,7 +50,7 @@ def protocol_of(score: dict[str, Any]) -> str:
 
 
 def run_scores(
-    ws: duckdb.DuckDBPyConnection, kind: str = "llm", source: str | None = None
+    ws: Connection, kind: str = "llm", source: str | None = None
 ) -> list[dict[str, Any]]:
     """One row per scored run and protocol: ``run_id``, ``model``, ``condition``,
     ``category``, ``source``, ``question_id``, ``protocol`` and ``score`` = the mean over the
@@ -81,7 +83,9 @@ def _lanes(categories: Iterable[str]) -> list[str]:
     return [ALL, *(c for c in category_columns(present)[:-1] if c in present)]
 
 
-def _per_question(rows: list[dict[str, Any]]) -> tuple[dict, dict, list[str], list[str]]:
+def _per_question(
+    rows: list[dict[str, Any]],
+) -> tuple[dict[str, Any], dict[Any, str], list[str], list[str]]:
     """mean score[model][condition][question], category per question, models, conditions."""
     acc: dict[str, dict[str, dict[Any, list[float]]]] = {}
     category: dict[Any, str] = {}
@@ -203,7 +207,7 @@ def lane_table(
 
 
 def workspace_lanes(
-    ws: duckdb.DuckDBPyConnection,
+    ws: Connection,
     kind: str = "llm",
     source: str | None = None,
     baseline: str = "no_rag",
@@ -273,7 +277,7 @@ def forest_bar(r: dict[str, Any], span: float, width: int = 41) -> str:
 def span_of(rows: list[dict[str, Any]]) -> float:
     """A symmetric axis half-width covering every Δ and CI bound (at least 0.5)."""
     vals = [abs(r[k]) for r in rows for k in ("delta", "ci_low", "ci_high") if r[k] is not None]
-    return max([0.5, *vals])
+    return float(max([0.5, *vals]))
 
 
 def to_markdown(table: dict[str, Any]) -> str:

@@ -91,14 +91,14 @@ def holm(pvalues: Sequence[float | None]) -> list[float | None]:
     None (or NaN) entries pass through as None and do not count towards the number of tests.
     Adjusted values are monotone in the raw p-values and capped at 1.
     """
-    idx = [i for i, p in enumerate(pvalues) if finite_or_none(p) is not None]
+    finite = {i: f for i, p in enumerate(pvalues) if (f := finite_or_none(p)) is not None}
     out: list[float | None] = [None] * len(pvalues)
-    m = len(idx)
+    m = len(finite)
     running = 0.0
     # Smallest p first: multiply the k-th smallest (0-based) by m − k, then carry the running
     # maximum forward so an adjusted p never drops below that of a smaller raw p.
-    for k, i in enumerate(sorted(idx, key=lambda j: float(pvalues[j]))):
-        running = max(running, min(1.0, (m - k) * float(pvalues[i])))
+    for k, i in enumerate(sorted(finite, key=finite.__getitem__)):
+        running = max(running, min(1.0, (m - k) * finite[i]))
         out[i] = running
     return out
 

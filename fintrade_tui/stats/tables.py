@@ -61,7 +61,7 @@ def category_columns(categories: Iterable[str]) -> list[str]:
 
 def _collect(
     rows: list[dict[str, Any]], scale: tuple[float, float] = RUBRIC
-) -> tuple[dict, dict, list[str], list[str]]:
+) -> tuple[dict[str, Any], dict[Any, str], list[str], list[str]]:
     """scores[model][condition][question_id] -> list of scores, category per question, and
     the models and conditions in first-seen order. Rows with no score (unjudged) are skipped."""
     scores: dict[str, dict[str, dict[Any, list[float]]]] = {}

@@ -215,8 +215,13 @@ async def _draw(app: ShotApp, size: tuple[int, int], title: str | None, focus: s
     try:
         async with app.run_test(size=size) as pilot:
             if app.start == "own_question":
+                from fintrade_tui.screens.company import CompanyScreen
+
                 await _settle(pilot, "company")
-                app.screen.action_own()  # `o`: the form, prefilled from the Company screen
+                company = app.screen
+                if not isinstance(company, CompanyScreen):  # _settle waited for it
+                    raise RuntimeError(f"the Company screen is not up ({company!r} is)")
+                company.action_own()  # `o`: the form, prefilled from the Company screen
             await _settle(pilot)
             if app.errors:
                 where, exc = app.errors[0]

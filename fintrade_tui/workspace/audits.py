@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from fintrade_tui.errors import UserError
 
 if TYPE_CHECKING:
-    import duckdb
+    from fintrade_tui.workspace.connection_api import Connection
 
 CRITERIA: dict[str, tuple[str, ...]] = {
     "clarity": ("pass", "minor", "major"),
@@ -62,7 +62,7 @@ class ItemAuditStore:
     """The `item_audits` table over one workspace connection, safe across threads (a
     LockedTable: one lock, a cursor per statement, a committed transaction per save)."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, read_only: bool = False) -> None:
+    def __init__(self, con: Connection, read_only: bool = False) -> None:
         from fintrade_tui.workspace.locked import LockedTable
 
         self.table = LockedTable(con)

@@ -8,11 +8,12 @@ from __future__ import annotations
 import threading
 import uuid
 from datetime import datetime
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui.workspace.locked import LockedTable, insert_rows
+
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
 
 WRONG, AMBIGUOUS, WITHDRAWN = "wrong", "ambiguous", "withdrawn"
 KINDS = (WRONG, AMBIGUOUS, WITHDRAWN)
@@ -35,7 +36,7 @@ class DisputeStore(LockedTable):
     """The `reference_disputes` table over one workspace connection: append-only, a
     question's newest version counts."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, read_only: bool = False) -> None:
+    def __init__(self, con: Connection, read_only: bool = False) -> None:
         super().__init__(con)
         with _DDL, con.cursor() as cur:
             if not read_only:

@@ -10,11 +10,12 @@ import json
 import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui.workspace.locked import LockedTable, insert_rows
+
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS judge_agreement (
@@ -63,7 +64,7 @@ def describe(found: Agreement | dict[str, Any] | None) -> str:
 class AgreementStore(LockedTable):
     """The `judge_agreement` table over one workspace connection."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, read_only: bool = False) -> None:
+    def __init__(self, con: Connection, read_only: bool = False) -> None:
         super().__init__(con)
         if not read_only:
             con.execute(SCHEMA)
@@ -105,6 +106,6 @@ def agreement_for(found: dict[str, dict[str, Any]], *names: str | None) -> dict[
     return None
 
 
-def read_latest(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, Any]]:
+def read_latest(con: Connection) -> dict[str, dict[str, Any]]:
     """Every judge's newest measurement, read without creating the table."""
     return AgreementStore(con, read_only=True).latest()

@@ -7,18 +7,19 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import duckdb
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
 
 
 class LockedTable:
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+    def __init__(self, con: Connection) -> None:
         self.con = con
         self.lock = threading.Lock()
 
     @contextmanager
-    def transaction(self) -> Iterator[duckdb.DuckDBPyConnection]:
+    def transaction(self) -> Iterator[Connection]:
         """A cursor inside BEGIN ... COMMIT (ROLLBACK on any failure, kill included)."""
         with self.lock:
             cur = self.con.cursor()
@@ -42,7 +43,7 @@ class LockedTable:
 
 
 def insert_rows(
-    cur: duckdb.DuckDBPyConnection,
+    cur: Connection,
     table: str,
     columns: list[str],
     rows: list[list[Any]],

@@ -10,12 +10,13 @@ import random
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui.errors import UserError
 from fintrade_tui.workspace.locked import LockedTable, insert_rows
+
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
 
 SHOWN = ("A", "B", "tie")
 SOURCES = ("arena", "cli")
@@ -124,7 +125,7 @@ def unordered_pair(a: str, b: str) -> tuple[str, str]:
 class PreferenceStore(LockedTable):
     """The `preferences` and `pair_verdicts` tables over one workspace connection."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, read_only: bool = False) -> None:
+    def __init__(self, con: Connection, read_only: bool = False) -> None:
         super().__init__(con)
         if not read_only:
             from fintrade_tui.workspace.run_records import SCHEMA as RUNS

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui.workspace.questions import Question, insert_questions, json_default
+
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS question_versions (
@@ -21,7 +22,7 @@ CREATE TABLE IF NOT EXISTS question_versions (
 """
 
 
-def save_version(con: duckdb.DuckDBPyConnection, q: Question, who: str = "analyst") -> int:
+def save_version(con: Connection, q: Question, who: str = "analyst") -> int:
     """Store `q` as the question's newest version and as its current record, in one
     transaction (all or nothing); returns the version number (1 for a new question)."""
     con.execute(SCHEMA)
@@ -47,7 +48,7 @@ def save_version(con: duckdb.DuckDBPyConnection, q: Question, who: str = "analys
     return version
 
 
-def versions(con: duckdb.DuckDBPyConnection, question_id: str) -> list[dict[str, Any]]:
+def versions(con: Connection, question_id: str) -> list[dict[str, Any]]:
     """Every stored version of a question, oldest first (none for imported questions)."""
     if not con.execute(
         "SELECT 1 FROM information_schema.tables WHERE table_name = 'question_versions'"

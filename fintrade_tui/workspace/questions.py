@@ -9,12 +9,13 @@ import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import date
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui.errors import UserError
 from fintrade_tui.workspace.locked import insert_rows
+
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
 
 # resolution status
 RESOLVED = "resolved"
@@ -87,7 +88,7 @@ def json_default(v: Any) -> Any:
     raise TypeError(type(v).__name__)
 
 
-def insert_questions(cur: duckdb.DuckDBPyConnection, questions: Iterable[Question]) -> int:
+def insert_questions(cur: Connection, questions: Iterable[Question]) -> int:
     """Insert or replace questions on a cursor inside the caller's transaction."""
     rows = []
     for q in questions:
@@ -99,7 +100,7 @@ def insert_questions(cur: duckdb.DuckDBPyConnection, questions: Iterable[Questio
     return len(rows)
 
 
-def save_questions(con: duckdb.DuckDBPyConnection, questions: Iterable[Question]) -> int:
+def save_questions(con: Connection, questions: Iterable[Question]) -> int:
     """Insert or replace questions in one transaction: all of them, or none."""
     con.execute("BEGIN")
     try:
@@ -111,7 +112,7 @@ def save_questions(con: duckdb.DuckDBPyConnection, questions: Iterable[Question]
     return n
 
 
-def question_ids(con: duckdb.DuckDBPyConnection) -> set[str]:
+def question_ids(con: Connection) -> set[str]:
     return {i for (i,) in con.execute("SELECT id FROM questions").fetchall()}
 
 
@@ -124,7 +125,7 @@ def _to_question(row: dict[str, Any]) -> Question:
 
 
 def load_questions(
-    con: duckdb.DuckDBPyConnection,
+    con: Connection,
     category: str | None = None,
     ticker: str | None = None,
     status: str | None = None,
@@ -144,7 +145,7 @@ def load_questions(
     return [_to_question(dict(zip(names, r, strict=True))) for r in cur.fetchall()]
 
 
-def get_question(con: duckdb.DuckDBPyConnection, qid: str) -> Question:
+def get_question(con: Connection, qid: str) -> Question:
     found = load_questions(con, ids=[qid])
     if not found:
         raise UserError(f"question {qid!r}", "not found", "see `fintrade-tui questions list`")

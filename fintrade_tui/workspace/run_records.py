@@ -12,14 +12,15 @@ import json
 import os
 import uuid
 from datetime import datetime
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui import redact
 from fintrade_tui.errors import UserError
 from fintrade_tui.workspace.locked import LockedTable, insert_rows
 from fintrade_tui.workspace.questions import json_default
+
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
 
 RUNNING, COMPLETED, ERROR, CANCELLED, TIMEOUT, INTERRUPTED = (
     "running",
@@ -100,7 +101,7 @@ def dumps(v: Any) -> str:
 class RunStore(LockedTable):
     """The `runs` table over one workspace connection, safe to use from several threads."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, read_only: bool = False) -> None:
+    def __init__(self, con: Connection, read_only: bool = False) -> None:
         super().__init__(con)
         if not read_only:
             con.execute(SCHEMA + MIGRATE)
@@ -239,7 +240,7 @@ class RunStore(LockedTable):
             raise UserError(f"run {run_id!r}", why, "see `fintrade-tui runs list`")
         return found[0]
 
-    def _select(self, sql: str, params: list[Any]) -> builtins.list[dict[str, Any]]:
+    def _select(self, sql: str, params: builtins.list[Any]) -> builtins.list[dict[str, Any]]:
         # (`builtins.list`: in this class `list` is the method above)
         out = []
         for r in self.fetch(sql, params):
@@ -271,14 +272,14 @@ def end_fields(fields: dict[str, Any]) -> dict[str, Any]:
     return scrubbed
 
 
-def update_run(cur: duckdb.DuckDBPyConnection, run_id: str, fields: dict[str, Any]) -> None:
+def update_run(cur: Connection, run_id: str, fields: dict[str, Any]) -> None:
     """Set `end_fields` of one run on a cursor inside the caller's transaction."""
     values = [dumps(v) if k in _JSON and v is not None else v for k, v in fields.items()]
     sets = ", ".join(f"{k} = ?" for k in fields)
     cur.execute(f"UPDATE runs SET {sets} WHERE id = ?", [*values, run_id])
 
 
-def insert_runs(cur: duckdb.DuckDBPyConnection, rows: list[dict[str, Any]]) -> None:
+def insert_runs(cur: Connection, rows: list[dict[str, Any]]) -> None:
     """Insert whole run rows on a cursor inside the caller's transaction (JSON fields as
     objects; a missing origin is `local`)."""
     values = []
@@ -290,7 +291,7 @@ def insert_runs(cur: duckdb.DuckDBPyConnection, rows: list[dict[str, Any]]) -> N
     insert_rows(cur, "runs", _COLUMNS, values)
 
 
-def _redact_table(cur: duckdb.DuckDBPyConnection, table: str) -> None:
+def _redact_table(cur: Connection, table: str) -> None:
     """Blank every secret in the VARCHAR columns of a staging table of run rows."""
     cols = [n for n, t, *_ in cur.execute(f"DESCRIBE {table}").fetchall() if t == "VARCHAR"]
     for key in redact.secrets() if cols else ():

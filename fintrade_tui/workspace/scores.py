@@ -17,12 +17,13 @@ import json
 import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui.errors import UserError
 from fintrade_tui.workspace.locked import LockedTable, insert_rows
+
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
 
 DIMENSIONS = ("accuracy", "completeness", "relevance", "clarity")
 KINDS = ("human", "llm", "panel", "match")  # match: the answer matcher (judging/rescore.py)
@@ -128,7 +129,7 @@ class Score:
 class ScoreStore(LockedTable):
     """The `scores` table over one workspace connection, safe across threads."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, read_only: bool = False) -> None:
+    def __init__(self, con: Connection, read_only: bool = False) -> None:
         super().__init__(con)
         if not read_only:
             from fintrade_tui.workspace.run_records import SCHEMA as RUNS
@@ -206,7 +207,7 @@ class ScoreStore(LockedTable):
         return out
 
 
-def append_scores(cur: duckdb.DuckDBPyConnection, scores: list[Score]) -> list[dict[str, Any]]:
+def append_scores(cur: Connection, scores: list[Score]) -> list[dict[str, Any]]:
     """Append scores as new versions on a cursor inside the caller's transaction; returns the
     rows as `latest()` returns them."""
     for s in scores:

@@ -8,11 +8,12 @@ import threading
 import uuid
 from dataclasses import asdict, dataclass
 from datetime import datetime
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui.workspace.locked import LockedTable, insert_rows
+
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
 
 LLM_FLAGS = ("unsupported_claims", "inconsistent_conclusion")
 # the paper's order, then text that addresses the grader (audits/manipulation.py)
@@ -59,7 +60,7 @@ class FlagStore(LockedTable):
     """The `flags` table (and its screenings) over one workspace connection: append-only,
     one transaction per screening, a run's newest screening counts."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, read_only: bool = False) -> None:
+    def __init__(self, con: Connection, read_only: bool = False) -> None:
         super().__init__(con)
         # a cursor (the TUI's threads share one connection), and one creator at a time:
         # two panes ending together would both create the tables and one would conflict

@@ -11,9 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from contextlib import suppress
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from fintrade_tui.clock import SYSTEM, Clock
 from fintrade_tui.kill_points import stop_at
@@ -27,6 +25,9 @@ from fintrade_tui.workspace.run_records import (
     update_run,
 )
 
+if TYPE_CHECKING:
+    from fintrade_tui.workspace.connection_api import Connection
+
 DELAY = 0.5  # seconds a record may wait
 ROWS = 200  # records that make a group write at once
 
@@ -37,7 +38,7 @@ class BufferedRunStore(RunStore):
 
     def __init__(
         self,
-        con: duckdb.DuckDBPyConnection,
+        con: Connection,
         delay: float = DELAY,
         on_written: Callable[[list[str]], None] | None = None,
         clock: Clock = SYSTEM,

@@ -9,7 +9,7 @@ no running.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,6 +18,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from fintrade_tui.ui.app_access import fintrade_app
 from fintrade_tui.ui.arena_model import evidence_rows, ordered, progress_line
 from fintrade_tui.ui.evidence import EvidencePanel
 from fintrade_tui.ui.frames import FramePaced
@@ -104,7 +105,7 @@ class ArenaScreen(FramePaced, Screen[None]):
     @property
     def fintrade(self) -> FinTradeApp:
         """The app, as the explorer's own class (its config, workspace and indexer)."""
-        return cast("FinTradeApp", self.app)
+        return fintrade_app(self)
 
     @property
     def question_id(self) -> str | None:

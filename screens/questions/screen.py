@@ -69,6 +69,19 @@ class QuestionsScreen(FramePaced, Screen):
         """The app, as the FinTradeApp it is (its workspace and screens)."""
         return cast("FinTradeApp", self.app)
 
+    # the state's fields the tests (and the screens above this one) read
+    @property
+    def questions(self) -> list[Question]:
+        return self.state.questions
+
+    @property
+    def shown(self) -> list[Question]:
+        return self.state.shown
+
+    def current(self) -> Question | None:
+        """The question under the table's cursor."""
+        return bank.current(self, self.state)
+
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="q-filters"):
@@ -151,7 +164,7 @@ class QuestionsScreen(FramePaced, Screen):
     # -- actions --
     def _open(self, screen: str) -> None:
         """Open `screen` on the highlighted question."""
-        q = bank.current(self, self.state)
+        q = self.current()
         if q is None:
             self.notify("No question highlighted", severity="warning")
             return
@@ -169,12 +182,12 @@ class QuestionsScreen(FramePaced, Screen):
     def action_own(self) -> None:
         from ..own_question import open_own
 
-        open_own(self.app, bank.current(self, self.state))
+        open_own(self.app, self.current())
 
     def action_variant(self) -> None:
         from ..own_question import open_variant
 
-        open_variant(self.app, bank.current(self, self.state))
+        open_variant(self.app, self.current())
 
     def action_cycle_category(self) -> None:
         bank.cycle(self, self.state, "#q-category")
