@@ -222,7 +222,9 @@ def run_batch(
             budget = run_plan.make_budget(obj, ws, plan, names, max_cost, resolved)
         reasons: Counter = Counter()  # the errors of runs that did not complete
         if engine == "ray":  # its workers' rows land from Parquet shards, in bulk already
-            data = _run_on_ray(
+            from fintrade_tui.cli.run_ray import run_on_ray
+
+            data = run_on_ray(
                 Runner(cfg, RunStore(ws), models=resolved), specs, ray_address, shards, as_json
             )
         else:  # records grouped: the workspace stays free for the explorer between groups
@@ -300,40 +302,6 @@ def _run_here(
             )
         )
     return summary.to_dict()
-
-
-def _run_on_ray(runner, specs, address, shards, quiet: bool) -> dict[str, Any]:
-    """The batch on Ray with a progress bar on stderr: planned, done, errors, tokens, ETA."""
-    try:
-        import ray  # noqa: F401
-    except ImportError:
-        raise UserError("--engine ray", "needs Ray", "pip install 'fintrade-tui[ray]'") from None
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        ProgressColumn,
-        TimeRemainingColumn,
-    )
-
-    from fintrade_tui.runs.ray_engine import run_ray
-
-    err = Console(stderr=True)
-    columns: list[str | ProgressColumn] = ["{task.description}", BarColumn(), MofNCompleteColumn()]
-    columns += ["errors {task.fields[errors]}", "tokens {task.fields[tokens]}"]
-    with Progress(
-        *columns, TimeRemainingColumn(), console=err, disable=quiet or not err.is_terminal
-    ) as bar:
-        task = bar.add_task(f"batch {specs[0].batch} on ray", total=None, errors=0, tokens=0)
-
-        def planned(n: int) -> None:
-            bar.update(task, total=n)
-
-        def progress(p: dict[str, int]) -> None:
-            bar.update(task, completed=p["done"], errors=p["errors"], tokens=p["tokens"])
-
-        return run_ray(runner, specs, address, shards, on_progress=progress, on_plan=planned)
 
 
 @main.group()

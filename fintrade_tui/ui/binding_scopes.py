@@ -17,8 +17,9 @@ def binding_scopes() -> dict[str, dict[str, str]]:
 
     scopes: dict[str, dict[str, str]] = {}
     for pkg in (ui, screens):
-        for mod in pkgutil.iter_modules(pkg.__path__):
-            module = importlib.import_module(f"{pkg.__name__}.{mod.name}")
+        # screens that are packages (screens/arena/...) declare their keys in a submodule
+        for mod in pkgutil.walk_packages(pkg.__path__, prefix=f"{pkg.__name__}."):
+            module = importlib.import_module(mod.name)
             for name, cls in inspect.getmembers(module, inspect.isclass):
                 if cls.__module__ != module.__name__:
                     continue

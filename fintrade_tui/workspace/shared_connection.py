@@ -50,6 +50,11 @@ class SharedConnection:
             with g.lock:
                 g.users += 1
 
+    @property
+    def gate(self) -> Gate:
+        """This process's gate of the workspace file (the watcher reads its file stamp)."""
+        return self._gate
+
     # -- statements --
     def execute(self, sql: str, params: Any = None) -> SharedConnection:
         verb = _verb(sql)

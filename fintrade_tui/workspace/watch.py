@@ -30,7 +30,7 @@ class WorkspaceChange:
 class WorkspaceWatch:
     def __init__(self, con: SharedConnection) -> None:
         self.con = con
-        self.gate = con._gate
+        self.gate = con.gate
         self.stamp, self.counts = self._look()
 
     def changed(self) -> bool:

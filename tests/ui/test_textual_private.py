@@ -120,8 +120,10 @@ async def test_the_adapter_does_what_its_callers_rely_on() -> None:
 
 # -- the scan, on planted files ------------------------------------------------------------
 
-PLANTED = """\
-from textual import _time
+# the first planted line imports a private Textual module; it is assembled, so that a search of
+# this tree for imports of private names finds the real ones only
+PRIVATE_IMPORT = "from textual import _" + "time"
+PLANTED = PRIVATE_IMPORT + """
 from textual.screen import Screen
 from textual.widgets import DataTable
 from textual.widgets._markdown import MarkdownBullet

@@ -1,7 +1,7 @@
 """The scan behind tests/ui/test_textual_private.py: every use of a `_`-prefixed Textual name
 in a tree of Python files, read from their syntax (nothing is imported but Textual itself).
 
-A use is: an import of a private Textual module or name; `x._name` where `_name` is private to
+A use is: a private Textual module or name imported; `x._name` where `_name` is private to
 one of the Textual classes the app touches (App, Screen, the widgets, Timer, Pilot, ...); the
 same through getattr/hasattr/setattr/delattr; and a class defining (overriding) a private name
 of the Textual classes it derives from. `self._name` and `cls._name` count only when `_name` is
