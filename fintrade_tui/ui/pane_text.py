@@ -131,7 +131,9 @@ def score_text(
     if not judge:
         return t
     detail = judge.get("detail") or {}
-    t.append(f"Judge ({judge.get('annotator')}): ", "bold")
+    # a question without a reference is judged against its Oracle values: said, as `common` is
+    free = " · reference-free" if detail.get("rubric") == "reference_free" else ""
+    t.append(f"Judge ({judge.get('annotator')}{free}): ", "bold")
     if judge.get("status") != "ok":
         t.append(f"failed — {printable(detail.get('error') or 'no valid output')}\n", "red")
     else:

@@ -25,6 +25,12 @@ TEXT = "Is NVIDIA's ROE strong enough to justify its RSI?"
 
 @pytest.fixture
 def cfg(built_store: Config, tmp_path: Path) -> Config:
+    return own_question_cfg(built_store, tmp_path)
+
+
+def own_question_cfg(built_store: Config, tmp_path: Path) -> Config:
+    """The shared store, a workspace of the test's own, the mock model answering `ANSWER`
+    under No-RAG, RAG and Oracle."""
     mock = ModelConfig(model="openai/gpt-4o-mini", extra={"mock_response": ANSWER})
     c = built_store.model_copy(
         update={"workspace": tmp_path / "ws.duckdb", "models": {"mock": mock}}

@@ -10,25 +10,18 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from fintrade_tui.config import Config, ModelConfig
+from fintrade_tui.config import Config
 from fintrade_tui.ui.app import FinTradeApp
 from tests.conftest import needs_bundle
 from tests.ui.conftest import goto, settle, until
+from tests.ui.test_own_question import ANSWER, TEXT, own_question_cfg
 
 pytestmark = needs_bundle
-ANSWER = "NVIDIA's ROE was about 27% and its RSI near 37 as of the filing."
-TEXT = "Is NVIDIA's ROE strong enough to justify its RSI?"
 
 
 @pytest.fixture
 def cfg(built_store: Config, tmp_path: Path) -> Config:
-    mock = ModelConfig(model="openai/gpt-4o-mini", extra={"mock_response": ANSWER})
-    c = built_store.model_copy(
-        update={"workspace": tmp_path / "ws.duckdb", "models": {"mock": mock}}
-    )
-    c.runs = c.runs.model_copy(
-        update={"default_model": "mock", "conditions": ["no_rag", "rag", "oracle"]}
-    )
+    c = own_question_cfg(built_store, tmp_path)
     # large chunks embedded from their first 64 word pieces: this checks what RAG may use (the
     # company, the dates), not how well it ranks (tests/unit/test_conditions.py INDEX_SETTINGS)
     c.retrieval = c.retrieval.model_copy(

@@ -160,3 +160,17 @@ def test_the_judge_without_a_reference_on_the_local_model(
     assert score["protocol"] == "per_condition"
     assert all(1 <= score[d] <= 5 for d in DIMENSIONS)
     assert all(score["detail"]["justifications"][d].strip() for d in DIMENSIONS)
+
+
+def test_the_arena_pane_names_a_reference_free_judge_score() -> None:
+    """The pane's judge line says which rubric scored it, as it says `common` for that
+    protocol: a score on the reference-free rubric reads "· reference-free"."""
+    from fintrade_tui.ui.pane_text import score_text
+
+    row: dict = {"annotator": "judge", "status": "ok", "accuracy": 4, "completeness": 3}
+    row |= {"relevance": 5, "clarity": 4, "detail": {"rubric": "reference_free"}}
+    assert "Judge (judge · reference-free): acc 4 · com 3 · rel 5 · cla 4" in str(
+        score_text(None, row, False, 2)
+    )
+    row["detail"] = {"rubric": "reference"}
+    assert "Judge (judge): acc 4" in str(score_text(None, row, False, 2))
