@@ -123,7 +123,9 @@ async def test_the_adapter_does_what_its_callers_rely_on() -> None:
 # the first planted line imports a private Textual module; it is assembled, so that a search of
 # this tree for imports of private names finds the real ones only
 PRIVATE_IMPORT = "from textual import _" + "time"
-PLANTED = PRIVATE_IMPORT + """
+PLANTED = (
+    PRIVATE_IMPORT
+    + """
 from textual.screen import Screen
 from textual.widgets import DataTable
 from textual.widgets._markdown import MarkdownBullet
@@ -168,6 +170,7 @@ class Fine(Screen):
         self._error("ours: Screen has no _error")
         self.app._store = None
 """
+)
 
 
 def test_the_scan_names_each_kind_of_use_and_leaves_ours_alone(tmp_path: Path) -> None:
