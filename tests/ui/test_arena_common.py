@@ -28,7 +28,9 @@ async def test_judge_common_inline_and_stored_apart(cfg: Config) -> None:  # noq
             return scores if done and f"Judge ({label}): " in scores else ""
 
         await pilot.press("j")
-        plain = await until(pilot, lambda: judged("judge"), what="the per-condition scores")
+        # T-ARENA has no reference: per condition it is judged on the reference-free rubric
+        free = "judge · reference-free"
+        plain = await until(pilot, lambda: judged(free), what="the per-condition scores")
         assert "common" not in plain
         await pilot.press("J")
         plain = await until(pilot, lambda: judged("judge · common"), what="the common scores")

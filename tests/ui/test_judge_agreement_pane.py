@@ -29,7 +29,8 @@ async def _judged_scores(cfg: Config) -> str:  # noqa: F811
         def judged() -> str:
             text = str(first.query_one(".pane-scores").content)
             done = not any(p.judging for p in arena.panes())
-            return text if done and "Judge (judge): " in text else ""
+            # T-ARENA has no reference: the judge scores it on the reference-free rubric
+            return text if done and "Judge (judge · reference-free): " in text else ""
 
         return await until(pilot, judged, what="the judge's scores in the first pane")
 
