@@ -20,7 +20,7 @@ import numpy as np
 
 from fintrade_tui.stats.agreement import DIMENSIONS, agreement
 from fintrade_tui.stats.paired import finite_or_none
-from fintrade_tui.workspace.score_reader import is_adjudication
+from fintrade_tui.workspace.score_reader import counted_scores, is_adjudication
 
 if TYPE_CHECKING:
     from fintrade_tui.workspace.connection_api import Connection
@@ -101,12 +101,9 @@ def disagreements(rows: list[dict[str, Any]], gap: int = GAP) -> list[dict[str, 
     """Every (run, dimension) where two annotators are ``gap``+ points apart, widest first:
     ``run_id``, ``dimension``, ``scores`` (annotator -> score), ``spread``, ``adjudicated``
     (the adjudicated score on that dimension, if any)."""
-    settled: dict[tuple[str, str], int] = {}
-    for s in rows:
-        if is_adjudication(s):
-            for d in DIMENSIONS:
-                if s.get(d) is not None:
-                    settled[(s["run_id"], d)] = int(s[d])
+    # the settled value the tables count (workspace/score_reader.py: the newest adjudication)
+    counted = counted_scores(s for s in rows if is_adjudication(s))
+    settled = {(rid, d): int(v) for (rid, _), dims in counted.items() for d, v in dims.items()}
     out: list[dict[str, Any]] = []
     for d in DIMENSIONS:
         for rid, by in ratings(rows, d).items():

@@ -194,3 +194,21 @@ def test_report_annotators_and_disagreements_cli(tmp_path: Path) -> None:
     assert res.exit_code == 2 and "--baseline nope: has no scores" in res.output
     rep = json.loads(cli("report", "--baseline", "rag", "--json", "--resamples", "200"))
     assert {r["condition"] for t in rep["lanes"]["llm"] for r in t["rows"]} == {"no_rag", "oracle"}
+
+
+def test_disagreements_show_the_settled_value_the_tables_count() -> None:
+    """Two adjudicators settled one dimension: the list shows the newer settlement, the value
+    `report` and Results count (workspace/score_reader.py), whatever the names' order."""
+    from datetime import datetime
+
+    def row(who: str, accuracy: int, when: int, settled: bool = False) -> dict:
+        detail = {"adjudication": {"reason": "checked"}} if settled else {}
+        at = datetime(2026, 1, when)
+        return {"run_id": "r1", "annotator": who, "accuracy": accuracy, "detail": detail,
+                "created_at": at, "kind": "human"}  # fmt: skip
+
+    # in the order ScoreStore.latest returns them: by annotator name
+    rows = [row("amy", 4, 3, True), row("ann", 5, 1), row("bob", 1, 1), row("zed", 2, 2, True)]
+    (item,) = disagreements(rows)
+    assert (item["run_id"], item["dimension"], item["spread"]) == ("r1", "accuracy", 4)
+    assert item["adjudicated"] == 4  # amy's, the newer, though zed sorts after her
