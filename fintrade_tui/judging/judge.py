@@ -18,10 +18,10 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, conint
+from pydantic import BaseModel, ConfigDict, Field
 
 from fintrade_tui.config import Config
 from fintrade_tui.judging.asking import ask_until_valid, chat_messages, judge_model, load_json
@@ -37,12 +37,12 @@ TEMPLATES = Path(__file__).with_name("templates") / "judge.yaml"
 COMMON_TEMPLATES = TEMPLATES.with_name("judge_common.yaml")
 # a question without a reference: the rubric grounded in its Oracle evidence (rubric below)
 FREE_TEMPLATES = TEMPLATES.with_name("judge_reference_free.yaml")
-_Five = conint(ge=1, le=5, strict=True)
+_Five = Annotated[int, Field(ge=1, le=5, strict=True)]
 
 
 class _Dim(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    score: _Five  # type: ignore[valid-type]
+    score: _Five
     justification: str = Field(min_length=1)
 
 
@@ -55,9 +55,9 @@ class Judgement(BaseModel):
     relevance: _Dim
     clarity: _Dim
     metrics_used: list[str]
-    fundamental_integration: _Five  # type: ignore[valid-type]
-    trading_signal_integration: _Five  # type: ignore[valid-type]
-    reasoning_depth: _Five  # type: ignore[valid-type]
+    fundamental_integration: _Five
+    trading_signal_integration: _Five
+    reasoning_depth: _Five
 
 
 def _schema() -> dict[str, Any]:

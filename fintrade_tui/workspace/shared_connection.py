@@ -101,8 +101,7 @@ class SharedConnection:
         return self
 
     def register(self, name: str, data: Any) -> SharedConnection:
-        self._pin()
-        self._real.register(name, data)  # type: ignore[union-attr]
+        self._pin().register(name, data)
         self._registered.add(name)
         return self
 
@@ -121,12 +120,13 @@ class SharedConnection:
         self._rows = cur.fetchall() if cur.description else []
         self._at = 0
 
-    def _pin(self) -> None:
+    def _pin(self) -> duckdb.DuckDBPyConnection:
         """One more reason to keep this cursor's real connection (and the file) held."""
         if self._real is None:
             self._real = self._gate.pin().cursor()
             self._holds = 0
         self._holds += 1
+        return self._real
 
     def _unpin(self) -> None:
         self._holds -= 1

@@ -78,9 +78,9 @@ class Gate:
     @contextmanager
     def use(self, write: bool) -> Iterator[duckdb.DuckDBPyConnection]:
         with self.lock:
-            self._hold(write)
+            con = self._hold(write)
             try:
-                yield self.con  # type: ignore[misc]
+                yield con
             finally:
                 self._used()
 
@@ -88,12 +88,12 @@ class Gate:
         """Hold the file read-write until `unpin` (a transaction, a registration)."""
         self.lock.acquire()
         try:
-            self._hold(True)
+            con = self._hold(True)
         except BaseException:
             self.lock.release()
             raise
         self.pins += 1
-        return self.con  # type: ignore[return-value]
+        return con
 
     def unpin(self) -> None:
         self.pins -= 1
@@ -126,9 +126,10 @@ class Gate:
                 self._fd = None
             self.away_until = self.clock.monotonic() + away if away else 0.0
 
-    def _hold(self, write: bool) -> None:
+    def _hold(self, write: bool) -> duckdb.DuckDBPyConnection:
+        """The connection, opened (or reopened read-write) as `write` needs."""
         if self.con is not None and (self.writing or not write):
-            return
+            return self.con
         if self.con is not None:  # open to read, a write comes: reopen read-write
             self.release()
         pause = self.away_until - self.clock.monotonic()
@@ -146,15 +147,16 @@ class Gate:
                 self.own_run.clear()  # another process wrote since our last write
                 self.own_run.append(before)
             self.writing = write  # before the connection: a watch never sees it mislabelled
-            self.con = self._connect(write, deadline)
+            self.con = con = self._connect(write, deadline)
         except BaseException:
             self.release()
             raise
         self.opened_at = self.clock.monotonic()
         if write and not self.prepared:
-            self.prepare(self.con)
+            self.prepare(con)
             self.prepared = True
         self._start_reaper()
+        return con
 
     def _lock_file(self, write: bool, deadline: float) -> None:
         mode = (fcntl.LOCK_EX if write else fcntl.LOCK_SH) | fcntl.LOCK_NB

@@ -114,7 +114,7 @@ def parse_program(program: str | Sequence[str] | Sequence[Step]) -> list[Step]:
                 "separate steps with ', ' and close every '('",
             )
     elif all(isinstance(s, Step) for s in program):
-        steps = list(program)  # type: ignore[arg-type]
+        steps = [s for s in program if isinstance(s, Step)]  # all of them: checked above
     else:
         steps = parse_program(_untokenize([str(t) for t in program]))
     if not steps:

@@ -207,14 +207,15 @@ def _table_step(n: int, step: Step, table: list[list[str]]) -> StepTrace:
         why = f"no table row '{label}'" + (f" (rows: {names})" if names else " (no table)")
         return StepTrace(n, step.op, step.args, [Operand(label, None, "row")], None, why)
     operands: list[Operand] = []
+    nums: list[float] = []
     for col, cell in enumerate(table[row_at][1:], start=1):
         value = cell_number(cell)
-        operands.append(Operand(cell, value, "table", cell_where(table, row_at, col)))
+        where = cell_where(table, row_at, col)
+        operands.append(Operand(cell, value, "table", where))
         if value is None:
-            column = operands[-1].where["column"]  # type: ignore[index]
-            why = f"row '{label}', column '{column}': cell '{cell}' is not a number"
+            why = f"row '{label}', column '{where['column']}': cell '{cell}' is not a number"
             return StepTrace(n, step.op, step.args, operands, None, why)
-    nums = [float(o.value) for o in operands]  # type: ignore[arg-type]
+        nums.append(float(value))
     if not nums:
         return StepTrace(n, step.op, step.args, operands, None, f"row '{label}' has no cells")
     agg: dict[str, Callable[[list[float]], float]] = {
