@@ -139,9 +139,9 @@ class Gate:
             write = True  # the first open brings the schema up to date
         began = self.clock.monotonic()
         deadline = began + self.wait
-        self._fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        self._fd = fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            self._lock_file(write, deadline)
+            self._lock_file(fd, write, deadline)
             self.waited += self.clock.monotonic() - began
             if write and (before := file_stamp(self.path)) != self.own_stamp:
                 self.own_run.clear()  # another process wrote since our last write
@@ -158,12 +158,12 @@ class Gate:
         self._start_reaper()
         return con
 
-    def _lock_file(self, write: bool, deadline: float) -> None:
+    def _lock_file(self, fd: int, write: bool, deadline: float) -> None:
         mode = (fcntl.LOCK_EX if write else fcntl.LOCK_SH) | fcntl.LOCK_NB
         delay = 0.001
         while True:
             try:
-                fcntl.flock(self._fd, mode)  # type: ignore[arg-type]
+                fcntl.flock(fd, mode)
                 return
             except BlockingIOError:
                 self._busy(deadline, "another fintrade-tui process is using it")

@@ -83,7 +83,9 @@ def read_calculations(text: str) -> list[Written]:
 
 def _is_figure(node: Node) -> bool:
     """A figure, or a minus before one: a number, no calculation."""
-    return node.figure is not None or (node.op == "neg" and _is_figure(node.left))  # type: ignore[arg-type]
+    if node.figure is not None:
+        return True
+    return node.op == "neg" and node.left is not None and _is_figure(node.left)
 
 
 def _runs(line: str) -> list[list[tuple[str, str]]]:
@@ -251,11 +253,13 @@ def _leaf(
 ) -> tuple[str, float]:
     """A figure: an earlier step's result as written, a FinQA constant, or the literal."""
     for k in range(len(steps) - 1, -1, -1):
-        said = stated.get(k)
-        if said is not None and said.value == fig.value and agrees(values[k], said):
-            return f"#{k}", values[k]  # type: ignore[return-value]
-        if said is None and (fig.decimals or abs(fig.value) >= 10) and agrees(values[k], fig):
-            return f"#{k}", values[k]  # type: ignore[return-value]
+        said, value = stated.get(k), values[k]
+        if value is None:
+            continue  # agrees with nothing
+        if said is not None and said.value == fig.value and agrees(value, said):
+            return f"#{k}", value
+        if said is None and (fig.decimals or abs(fig.value) >= 10) and agrees(value, fig):
+            return f"#{k}", value
     in_sources = any(holds(c, fig.value) for r in rows for c in r) or any(
         holds(t, fig.value) for t in texts
     )
