@@ -68,7 +68,7 @@ def _open(path: Path, clock: FakeClock) -> SharedConnection:
 def _let_go(ws: SharedConnection, clock: FakeClock) -> None:
     """Leave the workspace idle past IDLE, as the explorer does between statements: the
     gate's reaper lets the file go."""
-    g = ws._gate
+    g = ws.gate
     clock.until_waiting(1)  # the reaper waits for its next look
     clock.advance(sharing.IDLE * 2)
     g._reaper.join(120)
@@ -118,10 +118,10 @@ def test_an_open_but_idle_connection_lets_a_plain_duckdb_process_in(tmp_path: Pa
     clock.until_waiting(1)  # the reaper
     clock.advance(sharing.IDLE / 2)
     clock.until_waiting(1)  # it looked: not idle long enough yet
-    assert holder._gate.con is not None and _locked(path)
+    assert holder.gate.con is not None and _locked(path)
     clock.advance(sharing.IDLE)
-    holder._gate._reaper.join(120)
-    assert holder._gate.con is None and not _locked(path)  # let go, though still "open"
+    holder.gate._reaper.join(120)
+    assert holder.gate.con is None and not _locked(path)  # let go, though still "open"
     con = duckdb.connect(str(path))  # fails with "Conflicting lock" if the file were held
     try:
         assert con.execute("SELECT count(*) FROM t").fetchone() == (1,)
@@ -145,9 +145,9 @@ def test_a_failed_transaction_leaves_nothing_and_frees_the_file(tmp_path: Path) 
         cur.execute("INSERT INTO nowhere VALUES (1)")
     cur.execute("ROLLBACK")
     assert ws.execute("SELECT count(*) FROM t").fetchone() == (0,)
-    assert ws._gate.pins == 0
+    assert ws.gate.pins == 0
     ws.close()
-    assert ws._gate.con is None  # the last user closing lets the file go at once
+    assert ws.gate.con is None  # the last user closing lets the file go at once
 
 
 def test_a_workspace_busy_past_the_wait_is_one_line_naming_the_setting(tmp_path: Path) -> None:
@@ -249,7 +249,7 @@ def test_a_watch_that_first_looks_during_our_own_writing_stays_quiet(tmp_path: P
     ws = _open(path, clock)
     runs, scores = RunStore(ws), ScoreStore(ws)
     ids = [runs.start({"question_id": f"F{i}", "condition": "rag", "model": "m"}) for i in range(3)]
-    assert ws._gate.con is not None and ws._gate.writing  # still open from our writing
+    assert ws.gate.con is not None and ws.gate.writing  # still open from our writing
     watch = WorkspaceWatch(ws)  # the first look, mid-way through our own writes
     for run_id in ids:
         scores.save(Score(run_id=run_id, kind="match", label="correct"))
