@@ -98,6 +98,15 @@ async def goto(pilot: Pilot[Any], name: str, **kwargs: Any) -> Any:
     return screen
 
 
+async def shown(pilot: Pilot[Any], name: str, what: str) -> Any:
+    """The app's screen once it is a `name` (its class name), opened by a key the test pressed:
+    waited for as `until` waits."""
+    app = pilot.app
+    return await until(
+        pilot, lambda: app.screen if type(app.screen).__name__ == name else None, what=what
+    )
+
+
 def wait_for(condition: Callable[[], T], *, what: str, timeout: float = LIMIT) -> T:
     """`until` for a condition on another process (nothing to await here): the condition's
     first truthy value, an AssertionError naming `what` after `timeout` seconds."""

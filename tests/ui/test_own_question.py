@@ -16,7 +16,7 @@ from fintrade_tui.config import Config, ModelConfig
 from fintrade_tui.ui.app import FinTradeApp
 from fintrade_tui.workspace.questions import get_question
 from tests.conftest import needs_bundle
-from tests.ui.conftest import goto, settle, until
+from tests.ui.conftest import goto, settle, shown, until
 
 pytestmark = needs_bundle
 ANSWER = "NVIDIA's ROE was about 27% and its RSI near 37 as of the filing."
@@ -56,11 +56,7 @@ async def test_own_question_from_company_to_arena_and_back_after_a_restart(cfg: 
         company = await goto(pilot, "company", ticker="NVDA")
         filed = company.view["quarter"]["as_of"]
         await pilot.press("o")
-        form = await until(
-            pilot,
-            lambda: app.screen if type(app.screen).__name__ == "OwnQuestionScreen" else None,
-            what="the own-question form",
-        )
+        form = await shown(pilot, "OwnQuestionScreen", "the own-question form")
         assert _value(form, "tickers") == "NVDA" and _value(form, "as-of") == filed.isoformat()
         await pilot.press(*"Is NVIDIA's ROE")  # typed: the indicators follow the text
         assert _value(form, "indicators") == "ROE"
@@ -79,11 +75,7 @@ async def test_own_question_from_company_to_arena_and_back_after_a_restart(cfg: 
         assert "is after today" in _status(form) and app.screen is form
         form.query_one("#own-as-of", Input).value = filed.isoformat()
         await pilot.press("ctrl+s")
-        arena = await until(
-            pilot,
-            lambda: app.screen if type(app.screen).__name__ == "ArenaScreen" else None,
-            what="the Arena",
-        )
+        arena = await shown(pilot, "ArenaScreen", "the Arena")
         await settle(pilot)
         assert arena.state.question.id == "OWN-1" and arena.state.question.source == "own"
         assert [p.label for p in arena.panes()] == ["No-RAG", "RAG", "Oracle"]
@@ -111,20 +103,12 @@ async def test_own_question_from_company_to_arena_and_back_after_a_restart(cfg: 
         ids = [x.id for x in questions.shown]
         questions.query_one("#questions").move_cursor(row=ids.index("OWN-1"))
         await pilot.press("o")
-        form = await until(
-            pilot,
-            lambda: app.screen if type(app.screen).__name__ == "OwnQuestionScreen" else None,
-            what="the form on OWN-1",
-        )
+        form = await shown(pilot, "OwnQuestionScreen", "the form on OWN-1")
         assert form.question_id == "OWN-1" and _value(form, "text") == TEXT
         assert _value(form, "indicators") == "ROE, RSI"
         form.query_one("#own-indicators", Input).value = "ROE, MACD"
         await pilot.press("ctrl+s")
-        arena = await until(
-            pilot,
-            lambda: app.screen if type(app.screen).__name__ == "ArenaScreen" else None,
-            what="the Arena on the new version",
-        )
+        arena = await shown(pilot, "ArenaScreen", "the Arena on the new version")
         await settle(pilot)
         from fintrade_tui.workspace.question_versions import versions
 
@@ -146,20 +130,12 @@ async def test_f4_asked_of_another_ticker_and_quarter_from_questions(cfg: Config
         table = questions.query_one("#questions")
         table.move_cursor(row=[q.id for q in questions.shown].index("F4"))
         await pilot.press("v")
-        form = await until(
-            pilot,
-            lambda: app.screen if type(app.screen).__name__ == "OwnQuestionScreen" else None,
-            what="the variant form",
-        )
+        form = await shown(pilot, "OwnQuestionScreen", "the variant form")
         assert form.seed_id == "F4" and _value(form, "tickers") == "NVDA"
         form.query_one("#own-tickers", Input).value = "AMD"
         form.query_one("#own-as-of", Input).value = "2024-06-30"
         await pilot.press("ctrl+s")
-        arena = await until(
-            pilot,
-            lambda: app.screen if type(app.screen).__name__ == "ArenaScreen" else None,
-            what="the Arena on the variant",
-        )
+        arena = await shown(pilot, "ArenaScreen", "the Arena on the variant")
         await settle(pilot)
         v = arena.state.question
         f4 = get_question(app.workspace(), "F4")
@@ -170,11 +146,7 @@ async def test_f4_asked_of_another_ticker_and_quarter_from_questions(cfg: Config
         assert v.reference_answer is None and f4.reference_answer
         assert json.dumps(v.oracle, default=str).count("AMD") >= 1
         await pilot.press("V")  # from the Arena: the variant asked of yet another company
-        again = await until(
-            pilot,
-            lambda: app.screen if type(app.screen).__name__ == "OwnQuestionScreen" else None,
-            what="the variant form from the Arena",
-        )
+        again = await shown(pilot, "OwnQuestionScreen", "the variant form from the Arena")
         assert again.seed_id == "OWN-1" and _value(again, "tickers") == "AMD"
         await pilot.press("escape")  # the form, then the Arena: Questions lists the variant
         await until(pilot, lambda: app.screen is arena, what="back on the Arena")

@@ -13,7 +13,7 @@ from textual.widgets import Input
 from fintrade_tui.config import Config
 from fintrade_tui.ui.app import FinTradeApp
 from tests.conftest import needs_bundle
-from tests.ui.conftest import goto, settle, until
+from tests.ui.conftest import goto, settle, shown
 from tests.ui.test_own_question import ANSWER, TEXT, own_question_cfg
 
 pytestmark = needs_bundle
@@ -37,18 +37,10 @@ async def test_own_question_runs_no_rag_rag_and_oracle_in_the_arena(cfg: Config)
         company = await goto(pilot, "company", ticker="NVDA")
         filed = company.view["quarter"]["as_of"]
         await pilot.press("o")
-        form = await until(
-            pilot,
-            lambda: app.screen if type(app.screen).__name__ == "OwnQuestionScreen" else None,
-            what="the own-question form",
-        )
+        form = await shown(pilot, "OwnQuestionScreen", "the own-question form")
         form.query_one("#own-text", Input).value = TEXT
         await pilot.press("ctrl+s")
-        arena = await until(
-            pilot,
-            lambda: app.screen if type(app.screen).__name__ == "ArenaScreen" else None,
-            what="the Arena",
-        )
+        arena = await shown(pilot, "ArenaScreen", "the Arena")
         await settle(pilot)
         assert arena.state.question.id == "OWN-1" and arena.state.question.as_of == filed
         await pilot.press("r")
