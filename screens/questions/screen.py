@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, Markdown, Select, Static
 from textual.worker import Worker, WorkerState
 
+from fintrade_tui.ui.app_access import fintrade_app
 from fintrade_tui.ui.frames import FramePaced
 
 from . import table as bank
@@ -67,7 +68,7 @@ class QuestionsScreen(FramePaced, Screen):
     @property
     def fintrade(self) -> FinTradeApp:
         """The app, as the FinTradeApp it is (its workspace and screens)."""
-        return cast("FinTradeApp", self.app)
+        return fintrade_app(self)
 
     # the state's fields the tests (and the screens above this one) read
     @property

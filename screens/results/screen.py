@@ -16,6 +16,7 @@ from textual.widgets import Checkbox, DataTable, Footer, Header, ProgressBar, St
 from textual.worker import Worker, WorkerState
 
 from fintrade_tui.reports.failures import FILTER_LABELS
+from fintrade_tui.ui.app_access import fintrade_app
 from fintrade_tui.ui.frames import FramePaced
 from fintrade_tui.ui.lanes_view import LanesPane
 from fintrade_tui.ui.results_text import (
@@ -97,7 +98,7 @@ class ResultsScreen(FramePaced, Screen):
     @property
     def fintrade(self) -> FinTradeApp:
         """The app, as the FinTradeApp it is (its workspace, store and config)."""
-        return cast("FinTradeApp", self.app)
+        return fintrade_app(self)
 
     # the state's fields the tests read (and `kind`, which they set)
     @property

@@ -7,7 +7,9 @@ And F4 asked of another ticker and quarter with `v` from Questions: a variant, n
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.widgets import Input, Static
@@ -49,14 +51,19 @@ def _status(screen) -> str:
     return str(screen.query_one("#own-status", Static).render())
 
 
+async def form_on_company(pilot: Any, ticker: str) -> tuple[Any, date]:
+    """The Company screen of `ticker` (its quarter's filing day), then `o`: the form."""
+    await settle(pilot)
+    company = await goto(pilot, "company", ticker=ticker)
+    await pilot.press("o")
+    form = await shown(pilot, "OwnQuestionScreen", "the own-question form")
+    return form, company.view["quarter"]["as_of"]
+
+
 async def test_own_question_from_company_to_arena_and_back_after_a_restart(cfg: Config) -> None:
     app = FinTradeApp(cfg, start="universe")
     async with app.run_test(size=(160, 50)) as pilot:
-        await settle(pilot)
-        company = await goto(pilot, "company", ticker="NVDA")
-        filed = company.view["quarter"]["as_of"]
-        await pilot.press("o")
-        form = await shown(pilot, "OwnQuestionScreen", "the own-question form")
+        form, filed = await form_on_company(pilot, "NVDA")
         assert _value(form, "tickers") == "NVDA" and _value(form, "as-of") == filed.isoformat()
         await pilot.press(*"Is NVIDIA's ROE")  # typed: the indicators follow the text
         assert _value(form, "indicators") == "ROE"

@@ -13,8 +13,8 @@ from textual.widgets import Input
 from fintrade_tui.config import Config
 from fintrade_tui.ui.app import FinTradeApp
 from tests.conftest import needs_bundle
-from tests.ui.conftest import goto, settle, shown
-from tests.ui.test_own_question import ANSWER, TEXT, own_question_cfg
+from tests.ui.conftest import settle, shown
+from tests.ui.test_own_question import ANSWER, TEXT, form_on_company, own_question_cfg
 
 pytestmark = needs_bundle
 
@@ -33,11 +33,7 @@ def cfg(built_store: Config, tmp_path: Path) -> Config:
 async def test_own_question_runs_no_rag_rag_and_oracle_in_the_arena(cfg: Config) -> None:
     app = FinTradeApp(cfg, start="universe")
     async with app.run_test(size=(160, 50)) as pilot:
-        await settle(pilot)
-        company = await goto(pilot, "company", ticker="NVDA")
-        filed = company.view["quarter"]["as_of"]
-        await pilot.press("o")
-        form = await shown(pilot, "OwnQuestionScreen", "the own-question form")
+        form, filed = await form_on_company(pilot, "NVDA")
         form.query_one("#own-text", Input).value = TEXT
         await pilot.press("ctrl+s")
         arena = await shown(pilot, "ArenaScreen", "the Arena")
