@@ -1,7 +1,7 @@
 """Reports room: the one accuracy-table builder — the matrix `report`, the Results screen and
 the HTML view report (`export html --view`) all show, from the same score rows (`score_rows`:
 each run's score by the rule of workspace/score_reader.py) on the same scale, so the three
-show the same cells for the same workspace (tests/ui/test_results.py reads all three)."""
+show the same cells for the same workspace (tests/ui/test_results_matrix.py reads all three)."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ from fintrade_tui.errors import UserError
 from fintrade_tui.ui.app import FinTradeApp
 
 SCREENS = ("universe", "company", "questions", "arena", "results", "own_question")
-SETTLE_ROUNDS = 3  # pause + wait for workers, as tests/ui/test_results.py `settle()` does
+SETTLE_ROUNDS = 3  # pause + wait for workers, as tests/ui/conftest.py `settle()` does
 SCREEN_WAITS = 400  # x 50 ms: how long the asked-for screen may take to be pushed
 MAX_ROUNDS = 40  # a screen whose workers start further workers: keep waiting, but not forever
 TABLE_WAIT = 30.0  # seconds: only a table that never settles takes this long

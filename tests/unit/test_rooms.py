@@ -54,7 +54,7 @@ UI_ONLY = {"textual", "pytest_textual_snapshot"}
 
 def room_of(path: Path, root: Path) -> str:
     """`store` for fintrade_tui/store/db.py, `errors` for fintrade_tui/errors.py, `screens`
-    for screens/arena.py."""
+    for screens/arena/screen.py."""
     rel = path.relative_to(root)
     if rel.parts[0] == "screens":
         return "screens"

@@ -129,7 +129,7 @@ def test_every_reader_in_process_counts_the_settled_score(settled_ws: Path) -> N
     try:
         rows = {r["run_id"]: r["score"] for r in score_rows(ws, "human")}
         assert rows["r02"] == SETTLED and rows["r01"] == 4
-        # what the Results screen builds: score_rows, then report_table (screens/results.py)
+        # what the Results screen builds: score_rows, then report_table (screens/results/reads.py)
         table = report_table(score_rows(ws, "human"), "human", "no_rag", 200)
         assert table is not None
         assert _cell(flatten(table), "alpha", "rag", "F")["accuracy"] == SETTLED_PCT
