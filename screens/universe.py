@@ -10,6 +10,7 @@ from the worker's result (`Worker.StateChanged`).
 from __future__ import annotations
 
 import re
+import string
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -76,13 +77,20 @@ def type_into_filter(screen: UniverseScreen, event: events.Key) -> None:
 
 
 class UniverseTable(DataTable):
-    """The universe's table. A letter or digit typed on it goes to the filter from here rather
-    than after bubbling up to the screen: in a burst, keys reach the table before the focus has
-    moved to the filter, and with the extra hop one was dropped or overtaken by the next."""
+    """The universe's table. A letter or digit typed on it goes to the filter, by a priority
+    binding: those run in the app's own task, as each key arrives, in the order the terminal
+    sent them. A handler of the table's own ran in the table's task, and in a burst a key that
+    reached the filter once the focus had moved could overtake one still queued at the table
+    (the tmux walk once typed "NDA" for "NVDA"). `system`: the key panel does not list them."""
 
-    def on_key(self, event: events.Key) -> None:
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(c, f"type_char({c!r})", show=False, priority=True, system=True)
+        for c in string.ascii_letters + string.digits
+    ]
+
+    def action_type_char(self, char: str) -> None:
         if isinstance(self.screen, UniverseScreen):
-            type_into_filter(self.screen, event)
+            self.screen.type_into(char)
 
 
 class UniverseScreen(FramePaced, Screen):
